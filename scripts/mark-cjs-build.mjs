@@ -1,0 +1,5 @@
+// Marks dist/cjs as CommonJS: the package is `"type": "module"`, so without this file Node would
+// load the CommonJS build's .js files as ES modules.
+import { writeFileSync } from 'node:fs';
+
+writeFileSync(new URL('../dist/cjs/package.json', import.meta.url), '{ "type": "commonjs" }\n');

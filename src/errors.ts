@@ -1,0 +1,151 @@
+// Every error Respire throws or rejects with (API.md "Errors"). Meaning is decided where an error
+// is created; nothing else in the code base parses error message text.
+
+/** A data endpoint as configured or as reported by Cluster/Sentinel. */
+export interface RespireEndpoint {
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface RespireErrorOptions {
+  /** The data endpoint involved, when there is one. */
+  endpoint?: RespireEndpoint | undefined;
+  /** The underlying error. */
+  cause?: unknown;
+}
+
+/** Base class of every error Respire throws. */
+export class RespireError extends Error {
+  override name = 'RespireError';
+  /** The data endpoint involved, when there is one. */
+  readonly endpoint: RespireEndpoint | undefined;
+
+  constructor(message: string, options: RespireErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.endpoint = options.endpoint;
+  }
+}
+
+export interface RespireConnectionErrorOptions extends RespireErrorOptions {
+  /**
+   * Whether the failed command had been written to the socket. `false` means Redis never saw it;
+   * `true` means it may have executed. `undefined` when the error is not about one command.
+   */
+  written?: boolean | undefined;
+}
+
+/** Socket, TLS or setup failure; connection lost with the command in flight. */
+export class RespireConnectionError extends RespireError {
+  override name = 'RespireConnectionError';
+  readonly written: boolean | undefined;
+
+  constructor(message: string, options: RespireConnectionErrorOptions = {}) {
+    super(message, options);
+    this.written = options.written;
+  }
+}
+
+/** The handshake's authentication was refused (`WRONGPASS`, `NOAUTH`, …). */
+export class RespireAuthenticationError extends RespireConnectionError {
+  override name = 'RespireAuthenticationError';
+}
+
+export interface RespireProtocolErrorOptions extends RespireErrorOptions {
+  /** Byte offset in the connection's inbound stream where the fault was found. */
+  offset?: number | undefined;
+}
+
+/** A malformed frame from the server. The connection is closed and every pending command fails. */
+export class RespireProtocolError extends RespireError {
+  override name = 'RespireProtocolError';
+  readonly offset: number | undefined;
+
+  constructor(message: string, options: RespireProtocolErrorOptions = {}) {
+    super(message, options);
+    this.offset = options.offset;
+  }
+}
+
+/** Which deadline ran out: socket setup plus handshake, a sent command's reply, or capacity. */
+export type RespireTimeoutPhase = 'connect' | 'response' | 'acquire';
+
+export interface RespireTimeoutErrorOptions extends RespireConnectionErrorOptions {
+  /** The deadline that ran out, in milliseconds. */
+  timeoutMs?: number | undefined;
+}
+
+/** A deadline ran out; `phase` says which. */
+export class RespireTimeoutError extends RespireError {
+  override name = 'RespireTimeoutError';
+  readonly phase: RespireTimeoutPhase;
+  readonly timeoutMs: number | undefined;
+  /** Whether the command had been written (always `true` for phase `'response'`). */
+  readonly written: boolean | undefined;
+
+  constructor(message: string, phase: RespireTimeoutPhase, options: RespireTimeoutErrorOptions = {}) {
+    super(message, options);
+    this.phase = phase;
+    this.timeoutMs = options.timeoutMs;
+    this.written = options.written;
+  }
+}
+
+/**
+ * An error reply from Redis. `code` is its first word (`ERR`, `WRONGTYPE`, `MOVED`, …). Inside an
+ * aggregate reply (an `EXEC` result) it is a value; at top level the command rejects with it.
+ */
+export class RespireServerError extends RespireError {
+  override name = 'RespireServerError';
+  readonly code: string;
+
+  constructor(message: string, options: RespireErrorOptions = {}) {
+    super(message, options);
+    const space = message.indexOf(' ');
+    this.code = space === -1 ? message : message.slice(0, space);
+  }
+}
+
+/** Rejected by an open circuit; nothing was sent. */
+export class RespireCircuitOpenError extends RespireError {
+  override name = 'RespireCircuitOpenError';
+  /**
+   * Milliseconds left of the open delay, or `null` when the circuit is half-open and every probe
+   * slot is taken. A snapshot, not permission to resend.
+   */
+  readonly retryAfter: number | null;
+
+  constructor(endpoint: RespireEndpoint, retryAfter: number | null) {
+    super(
+      retryAfter === null
+        ? `circuit of ${endpoint.host}:${endpoint.port} is half-open and every probe slot is taken`
+        : `circuit of ${endpoint.host}:${endpoint.port} is open; retry after ${retryAfter} ms`,
+      { endpoint },
+    );
+    this.retryAfter = retryAfter;
+  }
+}
+
+/** An option is missing or outside its allowed range. */
+export class RespireConfigurationError extends RespireError {
+  override name = 'RespireConfigurationError';
+  /** The option at fault, as a path (`circuitBreaker.openDuration`). */
+  readonly option: string;
+  /** The value that was given. */
+  readonly value: unknown;
+  /** The allowed range or form, in words. */
+  readonly allowed: string;
+
+  constructor(option: string, value: unknown, allowed: string) {
+    super(`invalid option ${option}: ${describeValue(value)}; allowed: ${allowed}`);
+    this.option = option;
+    this.value = value;
+    this.allowed = allowed;
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (value === null || typeof value !== 'object') return String(value);
+  return Array.isArray(value) ? 'an array' : 'an object';
+}

@@ -1,0 +1,2 @@
+// Public entry point of the `respire` package.
+export * from './errors.js';
