@@ -1,8 +1,558 @@
-// Streaming RESP2/RESP3 decoder (PROTOCOL.md §1). Work in progress.
-import type { RespDecoderOptions } from './types.js';
+// Streaming RESP2/RESP3 decoder (PROTOCOL.md §1): bytes in any split, values out through callbacks.
+//
+// Design: a byte-level loop over the current chunk with an explicit aggregate stack (nesting never
+// recurses). A line token cut by a chunk boundary is held back and completed when a later chunk
+// brings a line feed; a payload (bulk string, verbatim string, blob error, streamed-string chunk)
+// cut by a boundary is copied into one buffer of its final size, so a 64 MiB bulk arriving in
+// 64 KiB pieces costs linear time. Malformed input poisons the decoder: `write` throws the same
+// RespireProtocolError until `reset()`; it never resynchronises silently (PROTOCOL.md §1.2 rule 4).
+import { RespireProtocolError, RespireServerError } from '../errors.js';
+import { readBigNumber, readDouble, readLongInteger, utf8Text } from './scalars.js';
+import type { RespDecoderOptions, RespValue } from './types.js';
 
+const CR = 0x0d;
+const LF = 0x0a;
+const MINUS = 0x2d;
+const PLUS = 0x2b;
+const QUESTION = 0x3f;
+const COLON = 0x3a;
+
+// Type bytes (PROTOCOL.md §1.1).
+const SIMPLE_STRING = 0x2b; // +
+const SIMPLE_ERROR = 0x2d; // -
+const INTEGER = 0x3a; // :
+const BULK_STRING = 0x24; // $
+const ARRAY = 0x2a; // *
+const NULL = 0x5f; // _
+const BOOLEAN = 0x23; // #
+const DOUBLE = 0x2c; // ,
+const BIG_NUMBER = 0x28; // (
+const BLOB_ERROR = 0x21; // !
+const VERBATIM = 0x3d; // =
+const MAP = 0x25; // %
+const SET = 0x7e; // ~
+const ATTRIBUTE = 0x7c; // |
+const PUSH = 0x3e; // >
+const STREAM_CHUNK = 0x3b; // ;
+const STREAM_END = 0x2e; // .
+
+// What `readLength` returns besides a length.
+const NULL_LENGTH = -1;
+const INCOMPLETE = -2;
+const STREAMED = -3;
+
+/** `remaining` of an aggregate whose end is a `.` frame rather than a count. */
+const UNTIL_END = -1;
+
+/** Integers of at most this many digits are exact in a double and parsed inline. */
+const INLINE_DIGITS = 15;
+
+export const DEFAULT_MAX_NESTING_DEPTH = 1_000_000;
+export const DEFAULT_MAX_BULK_LENGTH = 512 * 1024 * 1024;
+export const DEFAULT_MAX_AGGREGATE_LENGTH = 2 ** 32 - 1;
+
+/**
+ * Decodes a stream of RESP2/RESP3 frames. Feed it every byte the server sends, in order, with
+ * `write`; complete replies go to `onReply`, push frames to `onPush`, attributes to `onAttribute`.
+ *
+ * With `returnBuffers`, a string whose payload arrived inside one chunk is a zero-copy slice of
+ * that chunk: it stays valid as long as the chunk's memory is not reused, so never write into a
+ * buffer after passing it to `write` (Node socket chunks are never reused). The decoder may also
+ * hold references to the tail of a chunk until the next `write`.
+ *
+ * A callback that throws makes `write` throw that error; the bytes after the delivered value are
+ * kept and decoded by the next `write` (an empty chunk is enough to resume).
+ */
 export class RespDecoder {
-  constructor(readonly options: RespDecoderOptions) {}
-  write(_chunk: Uint8Array): void {}
-  reset(): void {}
+  private readonly handlers: RespDecoderOptions;
+  private readonly returnBuffers: boolean;
+  private readonly maxDepth: number;
+  private readonly maxBulk: number;
+  private readonly maxAggregate: number;
+
+  /** Bytes ever passed to `write`; held bytes end here. */
+  private received = 0;
+  private failure: RespireProtocolError | null = null;
+
+  /** Bytes not yet decoded: an unfinished line token, or what a throwing callback did not reach. */
+  private held: Buffer[] = [];
+  private heldLength = 0;
+  /** Whether `held` is one unfinished line, which cannot complete before a line feed arrives. */
+  private heldIsLine = false;
+
+  /** Payload being read after its header: its type byte (0 = none), length and stream offset. */
+  private payloadType = 0;
+  private payloadLength = 0;
+  private payloadOffset = 0;
+  /** A payload cut by a chunk boundary, collected with its CRLF into one buffer. */
+  private payload: Buffer | null = null;
+  private payloadFilled = 0;
+
+  /** Aggregates under construction, innermost last. */
+  private depth = 0;
+  private readonly types: number[] = [];
+  /** Elements each aggregate still expects, or UNTIL_END. */
+  private readonly remaining: number[] = [];
+  private readonly items: (RespValue[] | Buffer[])[] = [];
+  /** Whether the innermost open frame is a streamed string (`$?`), which only takes `;` chunks. */
+  private inStreamedString = false;
+
+  /** Stream offset of the current buffer's first byte. */
+  private base = 0;
+  /** Index in the current buffer just past the last delivered value. */
+  private cursor = 0;
+  /** Index just past the line that `readLength`/`lineEnd` last read. */
+  private next = 0;
+
+  constructor(options: RespDecoderOptions) {
+    this.handlers = options;
+    this.returnBuffers = options.returnBuffers === true;
+    this.maxDepth = options.maxNestingDepth ?? DEFAULT_MAX_NESTING_DEPTH;
+    this.maxBulk = options.maxBulkLength ?? DEFAULT_MAX_BULK_LENGTH;
+    this.maxAggregate = options.maxAggregateLength ?? DEFAULT_MAX_AGGREGATE_LENGTH;
+  }
+
+  /** Decodes the next bytes of the stream. Throws RespireProtocolError on malformed input. */
+  write(chunk: Uint8Array): void {
+    if (this.failure !== null) throw this.failure;
+    let buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    this.received += buf.length;
+    if (this.heldLength !== 0) {
+      if (this.heldIsLine && buf.indexOf(LF) === -1) {
+        this.hold(buf);
+        return;
+      }
+      this.held.push(buf);
+      buf = Buffer.concat(this.held, this.heldLength + buf.length);
+      this.held = [];
+      this.heldLength = 0;
+    }
+    this.base = this.received - buf.length;
+    try {
+      this.parse(buf);
+    } catch (error) {
+      if (error !== this.failure) {
+        // A callback threw: keep every byte after the value it was given.
+        this.heldIsLine = false;
+        this.hold(buf.subarray(this.cursor));
+      }
+      throw error;
+    }
+  }
+
+  /** Forgets all state, including a failure, for use on a new connection. */
+  reset(): void {
+    this.received = 0;
+    this.failure = null;
+    this.held = [];
+    this.heldLength = 0;
+    this.heldIsLine = false;
+    this.payloadType = 0;
+    this.payload = null;
+    this.depth = 0;
+    this.types.length = 0;
+    this.remaining.length = 0;
+    this.items.length = 0;
+    this.inStreamedString = false;
+  }
+
+  private parse(buf: Buffer): void {
+    const end = buf.length;
+    let pos = 0;
+    while (pos < end) {
+      if (this.payloadType !== 0) {
+        pos = this.readPayload(buf, pos);
+        if (pos === -1) return;
+        continue;
+      }
+      const type = buf[pos]!;
+      if (this.inStreamedString && type !== STREAM_CHUNK) {
+        this.fail('expected a `;` chunk inside a streamed string', pos);
+      }
+      let value: RespValue;
+      switch (type) {
+        case BULK_STRING:
+        case VERBATIM:
+        case BLOB_ERROR:
+        case STREAM_CHUNK: {
+          const length = this.readLength(buf, pos);
+          if (length === INCOMPLETE) {
+            this.holdLine(buf, pos);
+            return;
+          }
+          const header = pos;
+          pos = this.next;
+          if (length === NULL_LENGTH && type === BULK_STRING) {
+            value = null;
+            break;
+          }
+          if (length === STREAMED && type === BULK_STRING && !this.inStreamedString) {
+            this.open(BULK_STRING, UNTIL_END, header);
+            this.inStreamedString = true;
+            continue;
+          }
+          if (length < 0) this.fail('invalid length', header + 1);
+          if (type === STREAM_CHUNK) {
+            if (!this.inStreamedString) this.fail('`;` chunk outside a streamed string', header);
+            if (length === 0) {
+              value = this.closeStreamedString();
+              break;
+            }
+          }
+          if (length > this.maxBulk) this.fail(`payload of ${length} bytes exceeds maxBulkLength`, header);
+          this.payloadType = type;
+          this.payloadLength = length;
+          this.payloadOffset = this.base + pos;
+          continue;
+        }
+        case INTEGER: {
+          const integer = this.readInteger(buf, pos);
+          if (integer === undefined) {
+            this.holdLine(buf, pos);
+            return;
+          }
+          value = integer;
+          pos = this.next;
+          break;
+        }
+        case SIMPLE_STRING:
+        case SIMPLE_ERROR:
+        case DOUBLE:
+        case BIG_NUMBER: {
+          const stop = this.lineEnd(buf, pos + 1);
+          if (stop === -1) {
+            this.holdLine(buf, pos);
+            return;
+          }
+          value = this.readLineValue(type, buf, pos + 1, stop);
+          pos = this.next;
+          break;
+        }
+        case NULL:
+        case BOOLEAN:
+        case STREAM_END: {
+          const stop = this.lineEnd(buf, pos + 1);
+          if (stop === -1) {
+            this.holdLine(buf, pos);
+            return;
+          }
+          const header = pos;
+          pos = this.next;
+          if (type === STREAM_END) {
+            if (stop !== header + 1) this.fail('unexpected bytes after `.`', header + 1);
+            this.cursor = pos;
+            const aggregate = this.closeStreamedAggregate(header);
+            if (aggregate === undefined) continue;
+            value = aggregate;
+            break;
+          }
+          value = this.readFixedValue(type, buf, header + 1, stop);
+          break;
+        }
+        case ARRAY:
+        case SET:
+        case MAP:
+        case PUSH:
+        case ATTRIBUTE: {
+          const count = this.readLength(buf, pos);
+          if (count === INCOMPLETE) {
+            this.holdLine(buf, pos);
+            return;
+          }
+          const header = pos;
+          pos = this.next;
+          if (count === NULL_LENGTH && type === ARRAY) {
+            value = null;
+            break;
+          }
+          this.cursor = pos;
+          const empty = this.openAggregate(type, count, header);
+          if (empty === undefined) continue;
+          value = empty;
+          break;
+        }
+        default:
+          this.fail(`unknown type byte 0x${type.toString(16).padStart(2, '0')}`, pos);
+      }
+      this.cursor = pos;
+      this.add(value);
+    }
+  }
+
+  /**
+   * Reads a payload of `payloadLength` bytes plus CRLF starting at `pos`, from this chunk alone
+   * (zero-copy) when it is all here, else into a buffer of its final size. Returns the index after
+   * it, or -1 when the chunk ended first.
+   */
+  private readPayload(buf: Buffer, pos: number): number {
+    const length = this.payloadLength;
+    let payload = this.payload;
+    if (payload === null) {
+      if (buf.length - pos >= length + 2) {
+        const stop = pos + length;
+        if (buf[stop] !== CR || buf[stop + 1] !== LF) this.fail('missing CRLF after a payload', stop);
+        this.finishPayload(buf, pos, stop, stop + 2);
+        return stop + 2;
+      }
+      payload = this.payload = Buffer.allocUnsafe(length + 2);
+      this.payloadFilled = 0;
+    }
+    const count = Math.min(length + 2 - this.payloadFilled, buf.length - pos);
+    buf.copy(payload, this.payloadFilled, pos, pos + count);
+    this.payloadFilled += count;
+    pos += count;
+    if (this.payloadFilled < length + 2) return -1;
+    this.payload = null;
+    if (payload[length] !== CR || payload[length + 1] !== LF) {
+      this.fail('missing CRLF after a payload', this.payloadOffset + length - this.base);
+    }
+    this.finishPayload(payload, 0, length, pos);
+    return pos;
+  }
+
+  private finishPayload(src: Buffer, start: number, stop: number, resume: number): void {
+    const type = this.payloadType;
+    this.payloadType = 0;
+    let value: RespValue;
+    if (type === BULK_STRING) {
+      value = this.returnBuffers ? src.subarray(start, stop) : utf8Text(src, start, stop);
+    } else if (type === STREAM_CHUNK) {
+      (this.items[this.depth - 1] as Buffer[]).push(src.subarray(start, stop));
+      return;
+    } else if (type === BLOB_ERROR) {
+      value = serverError(utf8Text(src, start, stop));
+    } else {
+      // Verbatim: `fmt:` then the text (PROTOCOL.md §1.1); the format is dropped.
+      if (stop - start < 4 || src[start + 3] !== COLON) {
+        this.fail('verbatim string without a `fmt:` prefix', this.payloadOffset + 3 - this.base);
+      }
+      value = this.returnBuffers ? src.subarray(start + 4, stop) : utf8Text(src, start + 4, stop);
+    }
+    this.cursor = resume;
+    this.add(value);
+  }
+
+  /**
+   * Reads the length line of a `$ = ! ; * ~ % > |` frame at `pos`: a non-negative decimal, `-1`
+   * (NULL_LENGTH) or `?` (STREAMED); INCOMPLETE when its CRLF has not arrived. Sets `next`.
+   */
+  private readLength(buf: Buffer, pos: number): number {
+    const end = buf.length;
+    let p = pos + 1;
+    if (p < end && buf[p] === QUESTION) {
+      const stop = this.lineEnd(buf, p + 1);
+      if (stop === -1) return INCOMPLETE;
+      if (stop !== p + 1) this.fail('unexpected bytes after `?`', p + 1);
+      return STREAMED;
+    }
+    const negative = p < end && buf[p] === MINUS;
+    if (negative) p++;
+    const digits = p;
+    let length = 0;
+    for (; p < end; p++) {
+      const c = buf[p]!;
+      if (c === CR) break;
+      if (c < 0x30 || c > 0x39) this.fail('invalid length', p);
+      length = length * 10 + (c - 0x30);
+    }
+    if (p + 1 >= end) return INCOMPLETE;
+    if (buf[p + 1] !== LF) this.fail('CR not followed by LF', p + 1);
+    if (p === digits) this.fail('empty length', p);
+    this.next = p + 2;
+    if (!negative) return length;
+    if (length !== 1 || p - digits !== 1) this.fail('negative length', pos + 1);
+    return NULL_LENGTH;
+  }
+
+  /** Reads an integer line at `pos`; undefined when its CRLF has not arrived. Sets `next`. */
+  private readInteger(buf: Buffer, pos: number): number | bigint | undefined {
+    const end = buf.length;
+    let p = pos + 1;
+    const negative = p < end && buf[p] === MINUS;
+    if (negative || (p < end && buf[p] === PLUS)) p++;
+    const digits = p;
+    let value = 0;
+    for (; p < end; p++) {
+      const c = buf[p]!;
+      if (c === CR) break;
+      if (c < 0x30 || c > 0x39) this.fail('invalid integer', p);
+      value = value * 10 + (c - 0x30);
+    }
+    if (p + 1 >= end) return undefined;
+    if (buf[p + 1] !== LF) this.fail('CR not followed by LF', p + 1);
+    if (p === digits) this.fail('empty integer', p);
+    this.next = p + 2;
+    if (p - digits > INLINE_DIGITS) return readLongInteger(buf, pos + 1, p)!;
+    return negative && value !== 0 ? -value : value;
+  }
+
+  /** Index of the CR ending the line whose text starts at `from`, or -1 if not all here. Sets `next`. */
+  private lineEnd(buf: Buffer, from: number): number {
+    const end = buf.length;
+    // Short lines (`+OK`) are the rule: scan them inline; hand long ones to the native search.
+    const inlineStop = Math.min(from + 16, end);
+    let p = from;
+    while (p < inlineStop && buf[p] !== CR) p++;
+    if (p === inlineStop && p < end) p = buf.indexOf(CR, p);
+    if (p === -1 || p + 1 >= end) return -1;
+    if (buf[p + 1] !== LF) this.fail('CR not followed by LF', p + 1);
+    this.next = p + 2;
+    return p;
+  }
+
+  private readLineValue(type: number, buf: Buffer, start: number, stop: number): RespValue {
+    if (type === SIMPLE_STRING)
+      return this.returnBuffers ? buf.subarray(start, stop) : utf8Text(buf, start, stop);
+    if (type === SIMPLE_ERROR) return serverError(utf8Text(buf, start, stop));
+    const value = type === DOUBLE ? readDouble(buf, start, stop) : readBigNumber(buf, start, stop);
+    if (value === undefined) this.fail(type === DOUBLE ? 'invalid double' : 'invalid big number', start);
+    return value;
+  }
+
+  private readFixedValue(type: number, buf: Buffer, start: number, stop: number): RespValue {
+    if (type === NULL) {
+      if (stop !== start) this.fail('unexpected bytes after `_`', start);
+      return null;
+    }
+    if (stop === start + 1) {
+      if (buf[start] === 0x74 /* t */) return true;
+      if (buf[start] === 0x66 /* f */) return false;
+    }
+    return this.fail('boolean is neither `t` nor `f`', start);
+  }
+
+  /**
+   * Opens an aggregate of `count` elements (pairs for maps and attributes) whose header is at
+   * `header`. Returns the value of an empty one (undefined for an empty push or attribute, which
+   * are delivered here), or undefined when elements follow.
+   */
+  private openAggregate(type: number, count: number, header: number): RespValue | undefined {
+    if (type === PUSH && this.depth !== 0) this.fail('push frame nested inside an aggregate', header);
+    if (count === STREAMED) {
+      if (type === PUSH || type === ATTRIBUTE) this.fail('streamed push or attribute', header + 1);
+      this.open(type, UNTIL_END, header);
+      return undefined;
+    }
+    if (count < 0) this.fail('negative length', header + 1);
+    if (count > this.maxAggregate)
+      this.fail(`aggregate of ${count} elements exceeds maxAggregateLength`, header);
+    if (count !== 0) {
+      this.open(type, type === MAP || type === ATTRIBUTE ? count * 2 : count, header);
+      return undefined;
+    }
+    if (type === ARRAY) return [];
+    if (type === SET) return new Set();
+    if (type === MAP) return new Map();
+    this.deliverFrame(type, []);
+    return undefined;
+  }
+
+  private open(type: number, remaining: number, header: number): void {
+    const depth = this.depth;
+    if (depth >= this.maxDepth) this.fail(`nesting deeper than maxNestingDepth (${this.maxDepth})`, header);
+    this.types[depth] = type;
+    this.remaining[depth] = remaining;
+    this.items[depth] = [];
+    this.depth = depth + 1;
+  }
+
+  /** Delivers a complete value: to its parent aggregate, or as a top-level reply. */
+  private add(value: RespValue): void {
+    for (;;) {
+      const depth = this.depth;
+      if (depth === 0) {
+        this.handlers.onReply(value);
+        return;
+      }
+      const top = depth - 1;
+      (this.items[top] as RespValue[]).push(value);
+      const remaining = this.remaining[top]! - 1;
+      if (remaining !== 0) {
+        if (remaining > 0) this.remaining[top] = remaining;
+        return;
+      }
+      const closed = this.close();
+      if (closed === undefined) return;
+      value = closed;
+    }
+  }
+
+  /** Pops the innermost aggregate; returns its value, or undefined for a push or attribute. */
+  private close(): RespValue | undefined {
+    const top = --this.depth;
+    const type = this.types[top]!;
+    const items = this.items[top] as RespValue[];
+    this.items[top] = EMPTY;
+    if (type === ARRAY) return items;
+    if (type === SET) return new Set(items);
+    if (type === MAP) return pairsToMap(items);
+    this.deliverFrame(type, items);
+    return undefined;
+  }
+
+  /** Push frames go to onPush; attributes to onAttribute and never into the enclosing value. */
+  private deliverFrame(type: number, items: RespValue[]): void {
+    if (type === PUSH) this.handlers.onPush(items);
+    else this.handlers.onAttribute?.(pairsToMap(items));
+  }
+
+  private closeStreamedAggregate(header: number): RespValue | undefined {
+    const top = this.depth - 1;
+    if (top < 0 || this.remaining[top] !== UNTIL_END) this.fail('`.` outside a streamed aggregate', header);
+    if (this.types[top] === MAP && (this.items[top]!.length & 1) === 1) {
+      this.fail('streamed map with an odd number of elements', header);
+    }
+    return this.close();
+  }
+
+  private closeStreamedString(): RespValue {
+    const top = --this.depth;
+    const chunks = this.items[top] as Buffer[];
+    this.items[top] = EMPTY;
+    this.inStreamedString = false;
+    const joined = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    return this.returnBuffers ? joined : utf8Text(joined, 0, joined.length);
+  }
+
+  /** Keeps an unfinished line token that starts at `pos` for the next write. */
+  private holdLine(buf: Buffer, pos: number): void {
+    this.heldIsLine = true;
+    this.hold(buf.subarray(pos));
+  }
+
+  private hold(bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    this.held.push(bytes);
+    this.heldLength += bytes.length;
+    if (this.heldIsLine && this.heldLength > this.maxBulk + 32) {
+      this.fail('line longer than maxBulkLength', this.received - this.heldLength - this.base);
+    }
+  }
+
+  /** Poisons the decoder with a protocol error at `index` of the current buffer, and throws it. */
+  private fail(message: string, index: number): never {
+    const offset = this.base + index;
+    this.failure = new RespireProtocolError(`malformed RESP: ${message} at byte ${offset}`, { offset });
+    throw this.failure;
+  }
+}
+
+const EMPTY: RespValue[] = [];
+
+/**
+ * An error reply as a value. Its stack would only show the decoder's loop, so none is captured:
+ * that makes an error reply about as cheap as any other.
+ */
+function serverError(message: string): RespireServerError {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  const error = new RespireServerError(message);
+  Error.stackTraceLimit = limit;
+  return error;
+}
+
+function pairsToMap(items: RespValue[]): Map<RespValue, RespValue> {
+  const map = new Map<RespValue, RespValue>();
+  for (let i = 0; i < items.length; i += 2) map.set(items[i]!, items[i + 1]!);
+  return map;
 }
