@@ -159,12 +159,12 @@ export class RespDecoder {
   private parse(buf: Buffer): void {
     const end = buf.length;
     let pos = 0;
+    if (this.payloadType !== 0) {
+      // A payload cut by the previous chunk's end.
+      pos = this.readPayload(buf, pos);
+      if (pos === -1) return;
+    }
     while (pos < end) {
-      if (this.payloadType !== 0) {
-        pos = this.readPayload(buf, pos);
-        if (pos === -1) return;
-        continue;
-      }
       const type = buf[pos]!;
       if (this.inStreamedString && type !== STREAM_CHUNK) {
         this.fail('expected a `;` chunk inside a streamed string', pos);
@@ -200,9 +200,19 @@ export class RespDecoder {
             }
           }
           if (length > this.maxBulk) this.fail(`payload of ${length} bytes exceeds maxBulkLength`, header);
+          if (type === BULK_STRING && end - pos >= length + 2) {
+            // The common case, a bulk string wholly in this chunk, without the payload machinery.
+            const stop = pos + length;
+            if (buf[stop] !== CR || buf[stop + 1] !== LF) this.fail('missing CRLF after a payload', stop);
+            value = this.returnBuffers ? buf.subarray(pos, stop) : utf8Text(buf, pos, stop);
+            pos = stop + 2;
+            break;
+          }
           this.payloadType = type;
           this.payloadLength = length;
           this.payloadOffset = this.base + pos;
+          pos = this.readPayload(buf, pos);
+          if (pos === -1) return;
           continue;
         }
         case INTEGER: {
@@ -275,7 +285,8 @@ export class RespDecoder {
           this.fail(`unknown type byte 0x${type.toString(16).padStart(2, '0')}`, pos);
       }
       this.cursor = pos;
-      this.add(value);
+      if (this.depth === 0) this.handlers.onReply(value);
+      else this.add(value);
     }
   }
 

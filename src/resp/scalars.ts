@@ -2,24 +2,19 @@
 // numbers and integers too long for the inline fast path. They never throw; a return of
 // `undefined` means "malformed" and the decoder turns it into a RespireProtocolError.
 
+import { SHORT_TEXT_MAX, shortAsciiText } from './short-text.js';
+
 /** Buffer's native slicers skip the argument checks of `toString`; present since Node 0.x. */
 interface SlicingBuffer extends Buffer {
   utf8Slice(start: number, end: number): string;
   latin1Slice(start: number, end: number): string;
 }
 
-/** UTF-8 text of `buf[start, end)`. Short ASCII runs are built in JS, which beats the native call. */
+/** UTF-8 text of `buf[start, end)`. */
 export function utf8Text(buf: Buffer, start: number, end: number): string {
-  const length = end - start;
-  if (length === 0) return '';
-  if (length <= 12) {
-    let text = '';
-    for (let i = start; i < end; i++) {
-      const c = buf[i]!;
-      if (c > 0x7f) return (buf as SlicingBuffer).utf8Slice(start, end);
-      text += String.fromCharCode(c);
-    }
-    return text;
+  if (end - start <= SHORT_TEXT_MAX) {
+    const text = shortAsciiText(buf, start, end - start);
+    if (text !== undefined) return text;
   }
   return (buf as SlicingBuffer).utf8Slice(start, end);
 }
