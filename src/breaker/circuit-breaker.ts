@@ -1,0 +1,245 @@
+// One endpoint's circuit: the state controller of seed 000 ("How a circuit opens and recovers",
+// "Rejections") with BREAKER.md decisions 1-14 and 18. Synchronous: no timers, nothing async.
+import {
+  AdmitRejection,
+  type CircuitAcquireResult,
+  CircuitOutcome,
+  PROBES_FULL_REJECTION,
+  TicketAdmission,
+} from './admission.js';
+import { AdmissionSlots } from './admission-slots.js';
+import {
+  type CircuitState,
+  type CircuitStateRecord,
+  ClosedState,
+  HalfOpenState,
+  nextGeneration,
+  OpenState,
+} from './circuit-state.js';
+import {
+  type CircuitBreakerEnvironment,
+  clockOf,
+  listenerErrorReporterOf,
+  type MonotonicClock,
+  type RandomSource,
+  randomOf,
+} from './environment.js';
+import { openDelay } from './open-delay.js';
+import {
+  type ResolvedCircuitBreakerOptions,
+  type RespireCircuitBreakerOptions,
+  validateCircuitBreakerOptions,
+} from './options.js';
+import { OutcomeHistory } from './outcome-history.js';
+import { Notifier } from './transition-notifier.js';
+import { shouldTrip } from './trip-rule.js';
+
+/** Called after each state change, once the new state is committed. */
+export type TransitionListener = (from: CircuitState, to: CircuitState) => void;
+
+/** A read-only picture of a circuit, for tests and metrics. */
+export interface CircuitSnapshot {
+  readonly state: CircuitState;
+  /** Failures in the history, after evicting expired outcomes. */
+  readonly failures: number;
+  /** Outcomes in the history, after evicting expired outcomes. */
+  readonly total: number;
+  /** Half-open probes admitted and not completed; 0 in other states. */
+  readonly probesInFlight: number;
+  /** Successful probes of the current half-open round; 0 in other states. */
+  readonly probeSuccesses: number;
+  /** When an open circuit starts admitting probes (clock ms); `null` unless open. */
+  readonly openUntil: number | null;
+  /** Trips since the circuit last closed; drives the growing open delay. */
+  readonly consecutiveTrips: number;
+  /** Admissions of any state not yet completed. */
+  readonly admissionsInFlight: number;
+}
+
+/**
+ * A circuit breaker with an injected clock. Two ways in, same state machine:
+ * - `tryAcquire()` returns an admission object (`success()`, `failure()`, `release()`) or a
+ *   rejection with `retryAfter`. One small object per admission, no closures.
+ * - `tryAdmit()` returns a ticket (an integer, 0 or more) or a negative `AdmitRejection` code, and
+ *   `complete(ticket, outcome)` ends it. Allocates nothing; the client's pipeline uses it.
+ * Either way every admission must be completed once; further completions are no-ops.
+ */
+export class CircuitBreaker {
+  readonly options: ResolvedCircuitBreakerOptions;
+  private current: CircuitStateRecord = new ClosedState(0);
+  private readonly history: OutcomeHistory;
+  private readonly slots = new AdmissionSlots();
+  private readonly transitions: Notifier<[CircuitState, CircuitState]>;
+  private readonly clock: MonotonicClock;
+  private readonly random: RandomSource;
+  /** The latest clock reading; readings are clamped never to go below it (BREAKER.md 4). */
+  private lastNow = Number.NEGATIVE_INFINITY;
+  private consecutiveTrips = 0;
+  private retryAfterMs = 1;
+  private idleCallback: (() => void) | null = null;
+
+  /** @throws RespireConfigurationError when an option is out of range. */
+  constructor(options?: RespireCircuitBreakerOptions, environment: CircuitBreakerEnvironment = {}) {
+    this.options = validateCircuitBreakerOptions(options);
+    this.history = new OutcomeHistory(this.options.maximumSampleCount, this.options.samplingWindow);
+    this.clock = clockOf(environment);
+    this.random = randomOf(environment);
+    this.transitions = new Notifier(listenerErrorReporterOf(environment));
+  }
+
+  /** The committed state. An open circuit past its deadline stays `open` until the next admission attempt. */
+  get state(): CircuitState {
+    return this.current.name;
+  }
+
+  /** Admissions not yet completed; the registry keeps a breaker while this is above 0. */
+  get admissionsInFlight(): number {
+    return this.slots.inFlight;
+  }
+
+  /** The `retryAfter` of the latest `AdmitRejection.Open` from `tryAdmit()`, in milliseconds. */
+  get lastRetryAfter(): number {
+    return this.retryAfterMs;
+  }
+
+  /** Checks and takes admission in one synchronous step. Never rejects while closed. */
+  tryAcquire(): CircuitAcquireResult {
+    const ticket = this.tryAdmit();
+    if (ticket >= 0) return new TicketAdmission(this, ticket);
+    if (ticket === AdmitRejection.ProbesFull) return PROBES_FULL_REJECTION;
+    return { admitted: false, retryAfter: this.retryAfterMs };
+  }
+
+  /**
+   * The allocation-free admission: a ticket (0 or more) for `complete`, or `AdmitRejection.Open`
+   * (see `lastRetryAfter`) or `AdmitRejection.ProbesFull`. Reads no clock while closed.
+   */
+  tryAdmit(): number {
+    const state = this.current;
+    if (state.name === 'closed') return this.slots.issue(state.generation);
+    return this.admitWhileNotClosed(state);
+  }
+
+  /**
+   * Ends an admission with its outcome. Returns `false`, changing nothing, when the ticket is not
+   * in flight (completed before, or never issued). An outcome from an earlier state's admission
+   * (BREAKER.md 11) only frees its ticket. Any `outcome` other than success or failure is none.
+   */
+  complete(ticket: number, outcome: CircuitOutcome): boolean {
+    const generation = this.slots.redeem(ticket);
+    if (generation < 0) return false;
+    const state = this.current;
+    if (generation === state.generation) {
+      if (state.name === 'closed') {
+        if (outcome === CircuitOutcome.Success) this.recordWhileClosed(state, false);
+        else if (outcome === CircuitOutcome.Failure) this.recordWhileClosed(state, true);
+      } else if (state.name === 'half_open') {
+        this.completeProbe(state, outcome);
+      }
+    }
+    if (this.slots.inFlight === 0 && this.idleCallback !== null) this.idleCallback();
+    return true;
+  }
+
+  /** Subscribes to state changes; returns the function that unsubscribes. */
+  onTransition(listener: TransitionListener): () => void {
+    return this.transitions.subscribe(listener);
+  }
+
+  /** The current counts, after evicting expired outcomes. */
+  snapshot(): CircuitSnapshot {
+    this.history.evictExpired(this.readClock());
+    const state = this.current;
+    return Object.freeze({
+      state: state.name,
+      failures: this.history.failures,
+      total: this.history.total,
+      probesInFlight: state.name === 'half_open' ? state.probesInFlight : 0,
+      probeSuccesses: state.name === 'half_open' ? state.probeSuccesses : 0,
+      openUntil: state.name === 'open' ? state.openUntil : null,
+      consecutiveTrips: this.consecutiveTrips,
+      admissionsInFlight: this.slots.inFlight,
+    });
+  }
+
+  /** @internal The registry's hook, called whenever the last admission in flight completes. */
+  setIdleCallback(callback: (() => void) | null): void {
+    this.idleCallback = callback;
+  }
+
+  /** Open: reject until the deadline, then become half-open lazily, this attempt being a probe (BREAKER.md 8, 9). */
+  private admitWhileNotClosed(state: OpenState | HalfOpenState): number {
+    if (state.name === 'half_open') {
+      if (state.probesInFlight + state.probeSuccesses >= this.options.halfOpenProbeCount) {
+        return AdmitRejection.ProbesFull;
+      }
+      const ticket = this.slots.issue(state.generation);
+      state.probesInFlight++;
+      return ticket;
+    }
+    const now = this.readClock();
+    if (now < state.openUntil) {
+      this.retryAfterMs = Math.max(1, Math.ceil(state.openUntil - now));
+      return AdmitRejection.Open;
+    }
+    const halfOpen = new HalfOpenState(nextGeneration(state.generation));
+    // The probe is taken before listeners run, so a re-entrant listener cannot take its slot.
+    const ticket = this.slots.issue(halfOpen.generation);
+    halfOpen.probesInFlight = 1;
+    this.current = halfOpen;
+    this.transitions.emit('open', 'half_open');
+    return ticket;
+  }
+
+  /** Record, then run the trip test on a failure (BREAKER.md 1-3, 6). */
+  private recordWhileClosed(state: ClosedState, failed: boolean): void {
+    const now = this.readClock();
+    const history = this.history;
+    history.record(now, failed);
+    if (
+      failed &&
+      shouldTrip(
+        history.failures,
+        history.total,
+        this.options.minimumFailureCount,
+        this.options.failureRateThreshold,
+      )
+    ) {
+      this.open(now, state);
+    }
+  }
+
+  /** A probe's end: success counts toward closing, failure reopens, none frees its slot (BREAKER.md 10). */
+  private completeProbe(state: HalfOpenState, outcome: CircuitOutcome): void {
+    state.probesInFlight--;
+    if (outcome === CircuitOutcome.Success) {
+      state.probeSuccesses++;
+      if (state.probeSuccesses >= this.options.halfOpenProbeCount) this.close(state);
+    } else if (outcome === CircuitOutcome.Failure) {
+      this.open(this.readClock(), state);
+    }
+  }
+
+  /** A trip sets the deadline once (BREAKER.md 7); the delay may grow per consecutive trip (18). */
+  private open(now: number, from: ClosedState | HalfOpenState): void {
+    const trips = this.consecutiveTrips + 1;
+    const delay = openDelay(trips, this.options, this.random);
+    this.consecutiveTrips = trips;
+    this.current = new OpenState(nextGeneration(from.generation), now + delay);
+    this.transitions.emit(from.name, 'open');
+  }
+
+  /** Entering closed forgets the history and the trip count (BREAKER.md 5, 18). */
+  private close(from: HalfOpenState): void {
+    this.history.clear();
+    this.consecutiveTrips = 0;
+    this.current = new ClosedState(nextGeneration(from.generation));
+    this.transitions.emit('half_open', 'closed');
+  }
+
+  private readClock(): number {
+    const now = this.clock.now();
+    if (now > this.lastNow) this.lastNow = now;
+    return this.lastNow;
+  }
+}
