@@ -1,0 +1,132 @@
+// Output of `npm run bench`: the per-suite table with Respire's ratios, and bench/results/latest.json.
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { dirname } from 'node:path';
+import type { BenchResult } from './suite.js';
+
+/** The shape of `bench/results/latest.json`. */
+export interface BenchReport {
+  results: BenchResult[];
+  meta: {
+    node: string;
+    cpu: string;
+    /** ISO 8601 time the run finished. */
+    date: string;
+    /** The command line that produced the latest rows, e.g. `npm run bench -- --only resp-decode`. */
+    command: string;
+  };
+}
+
+export function describeRun(results: BenchResult[], command: string, date: Date): BenchReport {
+  const cpu = cpus();
+  return {
+    results,
+    meta: {
+      node: process.version,
+      cpu: `${cpu[0]?.model.trim() ?? 'unknown'} × ${cpu.length}`,
+      date: date.toISOString(),
+      command,
+    },
+  };
+}
+
+/**
+ * Writes `report` to `path`. When only some suites ran, the rows of every other suite are kept
+ * from the existing file, so a partial run refreshes its own figures without erasing the rest.
+ */
+export async function writeReport(path: string, report: BenchReport, partial: boolean): Promise<BenchReport> {
+  let results = report.results;
+  if (partial) {
+    const previous = await readReport(path);
+    const ran = new Set(report.results.map((row) => row.suite));
+    const kept = previous?.results.filter((row) => !ran.has(row.suite)) ?? [];
+    // Suites stay where the file had them (new ones go last), each keeping its own row order.
+    const order = new Map<string, number>();
+    for (const row of [...(previous?.results ?? []), ...report.results]) {
+      if (!order.has(row.suite)) order.set(row.suite, order.size);
+    }
+    results = [...kept, ...report.results].sort((a, b) => order.get(a.suite)! - order.get(b.suite)!);
+  }
+  const merged: BenchReport = { results, meta: report.meta };
+  // Write beside the target and rename, so an interrupted run never leaves half a file.
+  await mkdir(dirname(path), { recursive: true });
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(merged, null, 2)}\n`);
+  await rename(temporary, path);
+  return merged;
+}
+
+async function readReport(path: string): Promise<BenchReport | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const parsed = JSON.parse(text) as Partial<BenchReport>;
+  if (!Array.isArray(parsed.results)) throw new Error(`${path} has no "results" array`);
+  return parsed as BenchReport;
+}
+
+/** Respire's own rows: `respire` and variants such as `respire CommandEncoder`. */
+export function isRespire(client: string): boolean {
+  return client === 'respire' || client.startsWith('respire ');
+}
+
+/**
+ * The table for one suite. Each peer or floor row carries Respire's ratio to it, oriented so
+ * that above 1× means Respire is ahead: `respire / peer` for rates (units ending in `/s`),
+ * `peer / respire` for costs (`ns/op`, `bytes`).
+ */
+export function formatSuiteTable(suite: string, rows: readonly BenchResult[]): string {
+  const lines: string[][] = [['case', 'client', 'value', 'unit', 'ratio']];
+  let previousCase: string | undefined;
+  for (const row of rows) {
+    const ours = rows.filter(
+      (other) => other.case === row.case && other.unit === row.unit && isRespire(other.client),
+    );
+    const ratios = isRespire(row.client) ? [] : ours.map((respire) => formatRatio(respire, row));
+    lines.push([
+      row.case === previousCase ? '' : row.case,
+      row.client,
+      formatValue(row.value),
+      row.unit,
+      ratios.join('; '),
+    ]);
+    previousCase = row.case;
+  }
+  const widths = lines[0]!.map((_, column) => Math.max(...lines.map((line) => line[column]!.length)));
+  const body = lines.map((line) =>
+    line
+      .map((cell, column) => (column === 2 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+  return [suite, ...body].join('\n');
+}
+
+function formatRatio(respire: BenchResult, peer: BenchResult): string {
+  const higherIsBetter = peer.unit.endsWith('/s');
+  const ratio = higherIsBetter ? respire.value / peer.value : peer.value / respire.value;
+  const label = higherIsBetter ? `${respire.client} / ${peer.client}` : `${peer.client} / ${respire.client}`;
+  return `${label} = ${Number.isFinite(ratio) ? ratio.toFixed(2) : '∞'}×`;
+}
+
+function formatValue(value: number): string {
+  const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 1 ? 2 : 4;
+  return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+}
+
+/** Every suite's table, in the order the suites' rows appear. */
+export function formatTables(results: readonly BenchResult[]): string {
+  const suites = [...new Set(results.map((row) => row.suite))];
+  return suites
+    .map((suite) =>
+      formatSuiteTable(
+        suite,
+        results.filter((row) => row.suite === suite),
+      ),
+    )
+    .join('\n\n');
+}

@@ -1,0 +1,240 @@
+// `npm run bench`: loads every suite in bench/suites/, runs the chosen ones, prints a table (or
+// JSON) on stdout and writes bench/results/latest.json. Progress goes to stderr.
+//
+// A suite is a module in bench/suites/ that exports a `BenchSuite` (bench/suite.ts), as its default
+// export or a named one; the runner finds it there, so adding a suite touches no list.
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describeRun, formatTables, writeReport } from './report.js';
+import type { BenchContext, BenchResult, BenchSuite } from './suite.js';
+
+export interface RunOptions {
+  /** Suite names from `--only a,b`; `undefined` runs every suite. */
+  only: string[] | undefined;
+  quick: boolean;
+  json: boolean;
+  /** Where the results are written; `--out <file>`, default bench/results/latest.json. */
+  out: string;
+}
+
+/** A server the runner started for the suites; stopped when the run ends. */
+export interface StartedServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Everything the runner touches outside itself, replaceable in tests. */
+export interface RunEnvironment {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  env: Record<string, string | undefined>;
+  /** Default: bench/suites/ next to this module. */
+  loadSuites(): Promise<BenchSuite[]>;
+  /** Default: the test kit's `startRedisServer` (test/kit/redis-server.ts). */
+  startServer(): Promise<StartedServer>;
+  now(): Date;
+}
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+/** The repository root: `bench/` when run from source, `build/bench/` when compiled. */
+const ROOT =
+  path.basename(path.dirname(HERE)) === 'build' ? path.resolve(HERE, '../..') : path.resolve(HERE, '..');
+export const DEFAULT_RESULTS_PATH = path.join(ROOT, 'bench', 'results', 'latest.json');
+
+const USAGE = 'usage: npm run bench -- [--only <suite>[,<suite>…]] [--quick] [--json] [--out <file>]';
+
+export function parseArguments(argv: readonly string[]): RunOptions {
+  const options: RunOptions = { only: undefined, quick: false, json: false, out: DEFAULT_RESULTS_PATH };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    const [name, inline] = flag.startsWith('--') && flag.includes('=') ? flag.split(/=(.*)/s) : [flag];
+    const value = (): string => {
+      const given = inline ?? argv[++i];
+      if (given === undefined || given === '') throw new UsageError(`${name} needs a value`);
+      return given;
+    };
+    switch (name) {
+      case '--only':
+        options.only = [
+          ...(options.only ?? []),
+          ...value()
+            .split(',')
+            .filter((suite) => suite !== ''),
+        ];
+        break;
+      case '--quick':
+        options.quick = true;
+        break;
+      case '--json':
+        options.json = true;
+        break;
+      case '--out':
+        options.out = path.resolve(value());
+        break;
+      default:
+        throw new UsageError(`unknown argument ${flag}`);
+    }
+  }
+  return options;
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** Runs the benchmark; resolves to the process exit code (0, 1 when a suite failed, 2 on bad usage). */
+export async function runBench(
+  argv: readonly string[],
+  environment: Partial<RunEnvironment> = {},
+): Promise<number> {
+  const io: RunEnvironment = { ...defaultEnvironment(), ...environment };
+  let options: RunOptions;
+  let selected: BenchSuite[];
+  try {
+    options = parseArguments(argv);
+    selected = selectSuites(await io.loadSuites(), options.only);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`${error.message}\n${USAGE}\n`);
+    return 2;
+  }
+
+  const servers = new LazyServer(io);
+  const context: BenchContext = {
+    redisUrl: () => servers.url(),
+    quick: options.quick,
+    log: (line) => io.stderr(`${line}\n`),
+  };
+  const results: BenchResult[] = [];
+  const failed: string[] = [];
+  try {
+    for (const suite of selected) {
+      context.log(`running ${suite.name}${options.quick ? ' (quick)' : ''}`);
+      const started = performance.now();
+      try {
+        const rows = await suite.run(context);
+        results.push(...rows.map((row) => ({ ...row, suite: suite.name })));
+        context.log(`${suite.name} done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      } catch (error) {
+        failed.push(suite.name);
+        context.log(
+          `${suite.name} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
+      }
+    }
+  } finally {
+    await servers.stop();
+  }
+
+  const command = ['npm run bench', ...(argv.length > 0 ? ['--', ...argv] : [])].join(' ');
+  const report = describeRun(results, command, io.now());
+  io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatTables(results)}\n`);
+  if (results.length > 0) {
+    // Rows of suites that failed or did not run are kept from the previous file.
+    await writeReport(options.out, report, options.only !== undefined || failed.length > 0);
+    context.log(`wrote ${path.relative(process.cwd(), options.out) || options.out}`);
+  }
+  if (failed.length > 0) context.log(`failed suites: ${failed.join(', ')}`);
+  return failed.length > 0 ? 1 : 0;
+}
+
+function selectSuites(suites: BenchSuite[], only: string[] | undefined): BenchSuite[] {
+  if (only === undefined) return suites;
+  const byName = new Map(suites.map((suite) => [suite.name, suite]));
+  const unknown = only.filter((name) => !byName.has(name));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `unknown suite ${unknown.join(', ')}; available: ${[...byName.keys()].join(', ') || 'none'}`,
+    );
+  }
+  return [...new Set(only)].map((name) => byName.get(name)!);
+}
+
+/**
+ * `BenchContext.redisUrl()`: `REDIS_URL` when set, otherwise one local redis-server started on the
+ * first call (never for runs whose suites do not ask) and shared by every later suite.
+ */
+class LazyServer {
+  private started: Promise<StartedServer> | undefined;
+
+  constructor(private readonly io: RunEnvironment) {}
+
+  async url(): Promise<string> {
+    const given = this.io.env.REDIS_URL;
+    if (given !== undefined && given !== '') return given;
+    this.started ??= this.io.startServer().then((server) => {
+      this.io.stderr(`started a local redis-server at ${server.url} (set REDIS_URL to use another)\n`);
+      return server;
+    });
+    return (await this.started).url;
+  }
+
+  async stop(): Promise<void> {
+    const started = this.started;
+    this.started = undefined;
+    if (started === undefined) return;
+    // A server that failed to start has nothing to stop; its error already reached the suite.
+    const server = await started.catch(() => undefined);
+    if (server === undefined) return;
+    await server.stop();
+    this.io.stderr('stopped the local redis-server\n');
+  }
+}
+
+function defaultEnvironment(): RunEnvironment {
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    loadSuites: () => loadSuiteDirectory(path.join(HERE, 'suites')),
+    startServer: async () => {
+      const { startRedisServer } = await import('../test/kit/redis-server.js');
+      return startRedisServer();
+    },
+    now: () => new Date(),
+  };
+}
+
+/**
+ * Imports every module in `directory` with this module's own extension (`.js` compiled, `.ts`
+ * under vitest) and collects the BenchSuites they export, in file-name order.
+ */
+export async function loadSuiteDirectory(directory: string): Promise<BenchSuite[]> {
+  const extension = path.extname(fileURLToPath(import.meta.url));
+  const files = (await readdir(directory))
+    .filter((file) => file.endsWith(extension) && !file.endsWith(`.d${extension}`))
+    .sort();
+  const suites: BenchSuite[] = [];
+  for (const file of files) {
+    const exports = (await import(pathToFileURL(path.join(directory, file)).href)) as Record<string, unknown>;
+    for (const candidate of new Set(Object.values(exports))) {
+      if (isBenchSuite(candidate) && !suites.includes(candidate)) suites.push(candidate);
+    }
+  }
+  const names = suites.map((suite) => suite.name);
+  const duplicate = names.find((name, index) => names.indexOf(name) !== index);
+  if (duplicate !== undefined) throw new Error(`two suites in ${directory} are named ${duplicate}`);
+  return suites;
+}
+
+function isBenchSuite(value: unknown): value is BenchSuite {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as BenchSuite).name === 'string' &&
+    typeof (value as BenchSuite).run === 'function'
+  );
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runBench(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

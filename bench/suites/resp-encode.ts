@@ -1,0 +1,152 @@
+// Benchmark suite `resp-encode`: commands/s turning an argument list into the bytes handed to
+// `socket.write`, for Respire, node-redis (@redis/client) and ioredis.
+import { createRequire } from 'node:module';
+import { CommandEncoder, encodeCommand } from '../../src/resp/index.js';
+import { blackhole, type Contender, measureInterleaved, measureOptions } from '../measure.js';
+import type { BenchContext, BenchResult, BenchSuite } from '../suite.js';
+
+const require = createRequire(import.meta.url);
+
+type Argument = string | Buffer;
+
+/** Commands a pipeline encodes between two socket writes, for the `CommandEncoder` contender. */
+const PIPELINE_DEPTH = 16;
+/** Commands of each shape (different keys), so no contender encodes one constant over and over. */
+const COMMAND_VARIANTS = PIPELINE_DEPTH;
+const EMPTY = Buffer.alloc(0);
+
+/** What each encoder hands to the socket: one buffer, one string, or a list of either. */
+type Writable = Buffer | Uint8Array | string | readonly (string | Uint8Array)[];
+
+/** An encoder under test, prepared for a case's commands; `encode(i)` encodes `commands[i]`. */
+interface EncoderEntry {
+  client: string;
+  prepare(commands: readonly Argument[][]): (index: number) => Writable;
+}
+
+/** The part of ioredis's `Command` we use (its `bufferMode` is private in the typings). */
+type IoredisCommandConstructor = new (
+  name: string,
+  args: Argument[],
+) => { toWritable(socket: object): Writable };
+
+function encoderEntries(): EncoderEntry[] {
+  const nodeRedisEncode = (
+    require('@redis/client/dist/lib/RESP/encoder.js') as {
+      default: (args: readonly Argument[]) => readonly Argument[];
+    }
+  ).default;
+  const { Command: IoredisCommand } = require('ioredis') as { Command: IoredisCommandConstructor };
+  const socket = {};
+  return [
+    { client: 'respire', prepare: (commands) => (index) => encodeCommand(commands[index]!) },
+    {
+      client: 'respire CommandEncoder',
+      prepare(commands) {
+        // A pipeline appends the commands of one tick and takes their bytes at once: a take is
+        // timed once per PIPELINE_DEPTH commands.
+        const encoder = new CommandEncoder();
+        return (index) => {
+          encoder.encode(commands[index]!);
+          return encoder.commandCount === PIPELINE_DEPTH ? encoder.take() : EMPTY;
+        };
+      },
+    },
+    // Returns its chunks without joining them; node-redis writes them one by one (corked).
+    { client: '@redis/client', prepare: (commands) => (index) => nodeRedisEncode(commands[index]!) },
+    {
+      client: 'ioredis',
+      // Each Command is built once: its constructor is ioredis's command record and promise, which
+      // Respire's figure does not include either. `toWritable` is the encoding, run per command.
+      prepare(commands) {
+        const built = commands.map((args) => new IoredisCommand(args[0] as string, args.slice(1)));
+        return (index) => built[index]!.toWritable(socket);
+      },
+    },
+  ];
+}
+
+interface EncodeCase {
+  name: string;
+  /** COMMAND_VARIANTS commands of the same shape. */
+  commands: Argument[][];
+  /** Commands per timed pass: enough that reading the clock costs nothing by comparison. */
+  batch: number;
+}
+
+function encodeCases(): EncodeCase[] {
+  const keys = Array.from({ length: COMMAND_VARIANTS }, (_, i) => `user:session:${1000 + i}`);
+  const kib = 'x'.repeat(1024);
+  const big = Buffer.alloc(100 * 1024, 'r');
+  const fields = (i: number) =>
+    Array.from({ length: 10 }, (_, f) => [`field${f}`, `value-${i}-${f}-abcdef`]).flat();
+  return [
+    { name: 'GET small', commands: keys.map((key) => ['GET', key]), batch: 512 },
+    { name: 'SET small', commands: keys.map((key, i) => ['SET', key, `value-${i}-0123456789`]), batch: 512 },
+    { name: 'SET 1 KiB', commands: keys.map((key) => ['SET', key, kib]), batch: 256 },
+    { name: 'HSET 10 fields', commands: keys.map((key, i) => ['HSET', key, ...fields(i)]), batch: 256 },
+    { name: 'SET 100 KiB Buffer', commands: keys.map((key) => ['SET', key, big]), batch: 32 },
+  ];
+}
+
+export const respEncodeSuite: BenchSuite = {
+  name: 'resp-encode',
+  async run(context: BenchContext): Promise<BenchResult[]> {
+    const entries = encoderEntries();
+    const results: BenchResult[] = [];
+    for (const encodeCase of encodeCases()) {
+      context.log(`resp-encode: ${encodeCase.name}`);
+      results.push(...measureCase(encodeCase, entries, context.quick));
+    }
+    return results;
+  },
+};
+
+export default respEncodeSuite;
+
+function measureCase(encodeCase: EncodeCase, entries: EncoderEntry[], quick: boolean): BenchResult[] {
+  const contenders: Contender[] = entries.map((entry) => {
+    verifyEncoding(entry.client, encodeCase.commands, entry.prepare(encodeCase.commands));
+    const encode = entry.prepare(encodeCase.commands);
+    const { batch } = encodeCase;
+    return {
+      name: entry.client,
+      pass() {
+        for (let i = 0; i < batch; i++) blackhole.value = encode(i % COMMAND_VARIANTS);
+      },
+    };
+  });
+  return measureInterleaved(contenders, measureOptions(quick)).map((measurement) => ({
+    suite: 'resp-encode',
+    case: encodeCase.name,
+    client: measurement.name,
+    value: Number((measurement.passesPerSecond * encodeCase.batch).toPrecision(4)),
+    unit: 'commands/s',
+  }));
+}
+
+/** A contender whose bytes differ from RESP arrays of bulk strings is refused before timing. */
+function verifyEncoding(
+  client: string,
+  commands: readonly Argument[][],
+  encode: (index: number) => Writable,
+): void {
+  const outputs = commands.map((_, index) => encode(index));
+  const parts = outputs.flatMap((output) =>
+    typeof output === 'string' || output instanceof Uint8Array ? [output] : output,
+  );
+  const actual = Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
+  const expected = Buffer.concat(
+    commands.flatMap((args) => [
+      Buffer.from(`*${args.length}\r\n`),
+      ...args.flatMap((arg) => [Buffer.from(`$${Buffer.byteLength(arg)}\r\n`), Buffer.from(arg), CRLF]),
+    ]),
+  );
+  if (!actual.equals(expected)) {
+    throw new Error(
+      `${client} encoded ${commands.length} × ${String(commands[0]?.[0])} as ${actual.length} bytes that differ from the ${expected.length} expected`,
+    );
+  }
+}
+
+const CRLF = Buffer.from('\r\n');

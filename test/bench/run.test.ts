@@ -1,0 +1,274 @@
+// The benchmark runner: flags, JSON shape of a real quick run, merging into latest.json, and the
+// lazily started redis-server (never started for suites that do not ask, always stopped).
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { BenchReport } from '../../bench/report.js';
+import { loadSuiteDirectory, parseArguments, type RunEnvironment, runBench } from '../../bench/run.js';
+import type { BenchContext, BenchResult, BenchSuite } from '../../bench/suite.js';
+import { RawConnection } from '../kit/raw-connection.js';
+
+let dir: string;
+let out: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'respire-bench-'));
+  out = path.join(dir, 'latest.json');
+});
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Captured {
+  stdout: string;
+  stderr: string;
+  serverStarts: number;
+}
+
+function environment(overrides: Partial<RunEnvironment> = {}): {
+  io: Partial<RunEnvironment>;
+  captured: Captured;
+} {
+  const captured: Captured = { stdout: '', stderr: '', serverStarts: 0 };
+  const io: Partial<RunEnvironment> = {
+    stdout: (text) => {
+      captured.stdout += text;
+    },
+    stderr: (text) => {
+      captured.stderr += text;
+    },
+    env: {},
+    startServer: async () => {
+      captured.serverStarts++;
+      throw new Error('this run must not start a server');
+    },
+    now: () => new Date('2025-01-02T03:04:05.000Z'),
+    ...overrides,
+  };
+  return { io, captured };
+}
+
+function suite(
+  name: string,
+  run: (context: BenchContext) => Promise<BenchResult[]> | BenchResult[],
+): BenchSuite {
+  return { name, run: async (context) => run(context) };
+}
+
+function row(suiteName: string, client: string, value: number): BenchResult {
+  return { suite: suiteName, case: 'case A', client, value, unit: 'ops/s' };
+}
+
+describe('a quick run of the RESP suites', () => {
+  it('prints the documented JSON, writes the same rows and starts no server', async () => {
+    const { io, captured } = environment();
+    const code = await runBench(['--quick', '--only', 'resp-decode,resp-encode', '--json', '--out', out], io);
+    expect(captured.stderr).not.toMatch(/failed/);
+    expect(code).toBe(0);
+    expect(captured.serverStarts).toBe(0);
+
+    const printed = JSON.parse(captured.stdout) as BenchReport;
+    expect(Object.keys(printed).sort()).toEqual(['meta', 'results']);
+    expect(printed.meta).toEqual({
+      node: process.version,
+      cpu: expect.any(String),
+      date: '2025-01-02T03:04:05.000Z',
+      command: `npm run bench -- --quick --only resp-decode,resp-encode --json --out ${out}`,
+    });
+    for (const result of printed.results) {
+      expect(Object.keys(result).sort()).toEqual(['case', 'client', 'suite', 'unit', 'value']);
+      expect(Number.isFinite(result.value) && result.value > 0).toBe(true);
+    }
+
+    const decode = printed.results.filter((result) => result.suite === 'resp-decode');
+    const decodeCases = [...new Set(decode.map((result) => result.case))];
+    expect(decodeCases).toEqual([
+      'mixed small replies',
+      '1 KiB bulks',
+      '1 MiB bulks',
+      'LRANGE 1000 items',
+      'HGETALL 20 fields (map)',
+      '1 MiB bulks as Buffers',
+    ]);
+    for (const decodeCase of decodeCases) {
+      const rows = decode.filter((result) => result.case === decodeCase);
+      expect(rows.map((result) => `${result.client} ${result.unit}`).sort()).toEqual(
+        ['respire', 'redis-parser', '@redis/client', 'indexOf floor']
+          .flatMap((client) => [`${client} replies/s`, `${client} MB/s`])
+          .sort(),
+      );
+    }
+
+    const encode = printed.results.filter((result) => result.suite === 'resp-encode');
+    expect([...new Set(encode.map((result) => result.case))]).toEqual([
+      'GET small',
+      'SET small',
+      'SET 1 KiB',
+      'HSET 10 fields',
+      'SET 100 KiB Buffer',
+    ]);
+    expect(encode.every((result) => result.unit === 'commands/s')).toBe(true);
+    expect(new Set(encode.map((result) => result.client))).toEqual(
+      new Set(['respire', 'respire CommandEncoder', '@redis/client', 'ioredis']),
+    );
+    expect(decode.length + encode.length).toBe(printed.results.length);
+
+    const written = JSON.parse(await readFile(out, 'utf8')) as BenchReport;
+    expect(written).toEqual(printed);
+  });
+
+  it('prints a table with Respire’s ratio to each peer and the floor when --json is absent', async () => {
+    const { io, captured } = environment({
+      loadSuites: async () => [
+        suite('demo', () => [
+          row('demo', 'respire', 300),
+          row('demo', 'peer', 100),
+          { suite: 'demo', case: 'case A', client: 'indexOf floor', value: 600, unit: 'ops/s' },
+        ]),
+      ],
+    });
+    expect(await runBench(['--out', out], io)).toBe(0);
+    expect(captured.stdout).toContain('respire / peer = 3.00×');
+    expect(captured.stdout).toContain('respire / indexOf floor = 0.50×');
+    expect(captured.stdout.startsWith('demo\n')).toBe(true);
+    expect(captured.stderr).toContain('running demo');
+  });
+});
+
+describe('suites', () => {
+  it('are found in bench/suites/ without a list to maintain', async () => {
+    const suites = await loadSuiteDirectory(path.resolve(import.meta.dirname, '../../bench/suites'));
+    const names = suites.map((found) => found.name);
+    expect(names).toContain('resp-decode');
+    expect(names).toContain('resp-encode');
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('refuses an unknown suite or flag with usage and exit code 2', async () => {
+    const unknownSuite = environment({ loadSuites: async () => [suite('demo', () => [])] });
+    expect(await runBench(['--only', 'nope', '--out', out], unknownSuite.io)).toBe(2);
+    expect(unknownSuite.captured.stderr).toContain('unknown suite nope; available: demo');
+
+    const unknownFlag = environment({ loadSuites: async () => [] });
+    expect(await runBench(['--fast'], unknownFlag.io)).toBe(2);
+    expect(unknownFlag.captured.stderr).toContain('usage:');
+  });
+
+  it('accepts --only in both spellings and repeated', () => {
+    expect(parseArguments(['--only=a,b', '--only', 'c', '--quick']).only).toEqual(['a', 'b', 'c']);
+    expect(parseArguments([]).only).toBeUndefined();
+    expect(() => parseArguments(['--only'])).toThrow('--only needs a value');
+  });
+});
+
+describe('latest.json', () => {
+  const previous: BenchReport = {
+    results: [row('other', 'respire', 1), row('demo', 'respire', 2), row('other', 'peer', 3)],
+    meta: { node: 'v0', cpu: 'old', date: '2000-01-01T00:00:00.000Z', command: 'npm run bench' },
+  };
+
+  it('keeps the rows of suites that did not run when --only is given', async () => {
+    await writeFile(out, JSON.stringify(previous));
+    const { io } = environment({
+      loadSuites: async () => [suite('demo', () => [row('demo', 'respire', 20), row('demo', 'peer', 10)])],
+    });
+    expect(await runBench(['--only', 'demo', '--out', out], io)).toBe(0);
+    const written = JSON.parse(await readFile(out, 'utf8')) as BenchReport;
+    expect(written.results).toEqual([
+      row('other', 'respire', 1),
+      row('other', 'peer', 3),
+      row('demo', 'respire', 20),
+      row('demo', 'peer', 10),
+    ]);
+    expect(written.meta.command).toBe(`npm run bench -- --only demo --out ${out}`);
+  });
+
+  it('keeps a failed suite’s old rows, reports the failure and exits 1', async () => {
+    await writeFile(out, JSON.stringify(previous));
+    const { io, captured } = environment({
+      loadSuites: async () => [
+        suite('other', () => [row('other', 'respire', 5)]),
+        suite('demo', () => {
+          throw new Error('peer decoded 0 replies');
+        }),
+      ],
+    });
+    expect(await runBench(['--out', out], io)).toBe(1);
+    expect(captured.stderr).toContain('demo failed: Error: peer decoded 0 replies');
+    const written = JSON.parse(await readFile(out, 'utf8')) as BenchReport;
+    expect(written.results).toEqual([row('other', 'respire', 5), row('demo', 'respire', 2)]);
+  });
+});
+
+describe('BenchContext.redisUrl()', () => {
+  it('uses REDIS_URL when set and starts nothing', async () => {
+    const urls: string[] = [];
+    const { io, captured } = environment({
+      env: { REDIS_URL: 'redis://127.0.0.1:6390' },
+      loadSuites: async () => [
+        suite('needs-server', async (context) => {
+          urls.push(await context.redisUrl());
+          return [row('needs-server', 'respire', 1)];
+        }),
+      ],
+    });
+    expect(await runBench(['--out', out], io)).toBe(0);
+    expect(urls).toEqual(['redis://127.0.0.1:6390']);
+    expect(captured.serverStarts).toBe(0);
+  });
+
+  it('starts one server for every suite that asks and stops it even when a suite throws', async () => {
+    const events: string[] = [];
+    const { io, captured } = environment({
+      startServer: async () => {
+        events.push('start');
+        return { url: 'redis://127.0.0.1:7000', stop: async () => void events.push('stop') };
+      },
+      loadSuites: async () => [
+        suite('first', async (context) => {
+          events.push(await context.redisUrl(), await context.redisUrl());
+          return [row('first', 'respire', 1)];
+        }),
+        suite('second', async (context) => {
+          events.push(await context.redisUrl());
+          throw new Error('lost the server');
+        }),
+      ],
+    });
+    expect(await runBench(['--out', out], io)).toBe(1);
+    expect(events).toEqual([
+      'start',
+      'redis://127.0.0.1:7000',
+      'redis://127.0.0.1:7000',
+      'redis://127.0.0.1:7000',
+      'stop',
+    ]);
+    expect(captured.stderr).toContain('started a local redis-server at redis://127.0.0.1:7000');
+  });
+
+  it('starts a real redis-server through the test kit by default and stops it at the end', async () => {
+    let port = 0;
+    let pong = '';
+    const { io, captured } = environment({
+      loadSuites: async () => [
+        suite('ping', async (context) => {
+          const url = new URL(await context.redisUrl());
+          port = Number(url.port);
+          const connection = await RawConnection.open({ host: url.hostname, port });
+          pong = (await connection.request([['PING']])).toString();
+          connection.socket.destroy();
+          return [row('ping', 'respire', 1)];
+        }),
+      ],
+    });
+    delete io.startServer; // the runner's default: the test kit
+    expect(await runBench(['--out', out], io)).toBe(0);
+    expect(pong).toBe('+PONG\r\n');
+    expect(captured.stderr).toContain('stopped the local redis-server');
+    await expect(RawConnection.open({ host: '127.0.0.1', port })).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
+  });
+});
