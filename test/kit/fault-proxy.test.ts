@@ -3,7 +3,7 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.js';
-import { isPortFree, LOOPBACK } from './free-port.js';
+import { findFreePort, isPortFree, LOOPBACK } from './free-port.js';
 import { useRedisServer } from './vitest-redis.js';
 
 /** Resolves waits when a check passes after any change it was told about. */
@@ -315,12 +315,18 @@ describe('fault proxy against an echo server', () => {
     await proxy.waitForConnections(1);
   });
 
-  it('closeAfterReplyBytes(0) cuts at the next reply without delivering any of it', async () => {
-    const { client } = await connectThrough();
+  it('closeAfterReplyBytes cuts right after a chunk ending at n, and before any byte for n = 0', async () => {
+    const exact = await connectThrough();
+    await proxy.setMode('closeAfterReplyBytes', 5);
+    exact.client.socket.write('12345');
+    await exact.client.until(() => exact.client.closed);
+    expect([exact.client.text, exact.client.ended, proxy.faultsFired]).toEqual(['12345', true, 1]);
+
+    const none = await connectThrough();
     await proxy.setMode('closeAfterReplyBytes', 0);
-    client.socket.write('xyz');
-    await client.until(() => client.closed);
-    expect([client.bytes, proxy.bytesFromServer, proxy.faultsFired]).toEqual([0, 3, 1]);
+    none.client.socket.write('xyz');
+    await none.client.until(() => none.client.closed);
+    expect([none.client.bytes, proxy.bytesFromServer, proxy.faultsFired]).toEqual([0, 8, 2]);
   });
 
   it('corruptReplyByte changes exactly one byte at the offset, counted across chunks, once', async () => {
@@ -393,6 +399,15 @@ describe('fault proxy against an echo server', () => {
     const again = await connectThrough();
     again.client.socket.write('x');
     expect(await again.client.read(1)).toBe('x');
+  });
+
+  it('closes the client connection when the target refuses', async () => {
+    await proxy.stop();
+    proxy = await startFaultProxy({ target: { host: LOOPBACK, port: await findFreePort() } });
+    const client = connect();
+    await client.until(() => client.closed);
+    expect([client.connected, client.ended, client.error]).toEqual([true, true, undefined]);
+    await proxy.waitForConnections(0);
   });
 
   it('rejects invalid modes with a RangeError naming the parameter', () => {

@@ -14,7 +14,7 @@ export type FaultDirection = 'toServer' | 'toClient' | 'both';
  *   healed partition. New connections are accepted but stay silent.
  * - `reset`: every client socket gets a TCP RST (the client sees `ECONNRESET`); new ones at once.
  * - `refuse`: the listener closes, so new connections see `ECONNREFUSED`; live ones keep passing.
- *   Leaving `refuse` listens again on the same port.
+ *   Leaving `refuse` listens again on the same port (the promise rejects if it was taken meanwhile).
  * - `delay`: every chunk in `direction` waits `ms` longer, in order.
  * - `closeAfterReplyBytes`: one-shot; the next `bytes` server→client bytes are delivered, then
  *   that connection is cut (the client gets EOF mid-reply, the server side is destroyed).
@@ -119,7 +119,9 @@ class Lane {
     if (this.connection.cut) return;
     this.queue.push({ chunk, dueAt });
     this.queuedBytes += chunk === null ? 0 : chunk.length;
-    this.flush();
+    // Behind other chunks, a timer (or a black hole's release) already covers this one.
+    if (this.queue.length - this.head > 1) this.updateFlow();
+    else this.flush();
   }
 
   /** A black hole ended: held chunks are due now (plus any delay of the new mode). */
@@ -273,6 +275,7 @@ export class FaultProxy {
   /**
    * Switches mode for live and new connections. The change is in effect when this returns, except
    * that the listener closes (`refuse`) or reopens (leaving it) by the time the promise resolves.
+   * Throws a RangeError naming the parameter when one is out of range.
    */
   setMode(mode: FaultMode | SimpleFaultModeName): Promise<void>;
   setMode(kind: 'delay', ms: number, direction?: FaultDirection): Promise<void>;
@@ -288,9 +291,9 @@ export class FaultProxy {
     const wasHolding = this.holding;
     this.current = next;
     this.replyBytesSinceArmed = 0;
-    if (next.kind === 'reset') for (const connection of this.live) this.drop(connection, true);
+    if (next.kind === 'reset') for (const connection of this.open) this.drop(connection, true);
     if (wasHolding && !this.holding) {
-      for (const connection of this.live) {
+      for (const connection of this.open) {
         connection.toServer.release();
         connection.toClient.release();
       }
@@ -560,7 +563,19 @@ export class FaultProxy {
   }
 }
 
-/** Starts a proxy listening on 127.0.0.1 (by default on a free port) in front of `options.target`. */
+/**
+ * Starts a proxy listening on 127.0.0.1 (by default on a free port) in front of `options.target`.
+ * A connection whose target cannot be reached is closed (the client sees EOF).
+ *
+ * ```ts
+ * const proxy = await startFaultProxy({ target: { host: redis.host, port: redis.port } });
+ * // connect the client to proxy.host:proxy.port, then:
+ * await proxy.setMode('blackhole');
+ * await proxy.waitForClientBytes(proxy.bytesFromClient + 1); // the command reached the proxy
+ * await proxy.setMode('pass');
+ * await proxy.stop();
+ * ```
+ */
 export async function startFaultProxy(options: FaultProxyOptions): Promise<FaultProxy> {
   const host = options.host ?? '127.0.0.1';
   const maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
