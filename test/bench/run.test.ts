@@ -111,7 +111,14 @@ describe('a quick run of the RESP suites', () => {
     ]);
     expect(encode.every((result) => result.unit === 'commands/s')).toBe(true);
     expect(new Set(encode.map((result) => result.client))).toEqual(
-      new Set(['respire', 'respire CommandEncoder', '@redis/client', 'ioredis']),
+      new Set([
+        'respire',
+        'respire CommandEncoder',
+        '@redis/client',
+        'ioredis',
+        '@redis/client as bytes',
+        'ioredis as bytes',
+      ]),
     );
     expect(decode.length + encode.length).toBe(printed.results.length);
 
