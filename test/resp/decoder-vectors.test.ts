@@ -417,6 +417,8 @@ const malformedVectors: BadVector[] = [
   bad('bulk one beyond maxBulkLength', '', '$11\r\n', 'abcdefghijk\r\n', limits),
   bad('blob error beyond maxBulkLength', '', '!11\r\n', 'ERR 5678901\r\n', limits),
   bad('verbatim beyond maxBulkLength', '', '=11\r\n', 'txt:5678901\r\n', limits),
+  bad('simple string line far beyond maxBulkLength', '', `+${'a'.repeat(100)}\r\n`, '', limits),
+  bad('integer line far beyond maxBulkLength', '', `:${'1'.repeat(100)}\r\n`, '', limits),
   bad('array one beyond maxAggregateLength', '', '*4\r\n', ':1\r\n:2\r\n:3\r\n:4\r\n', limits),
   bad('set beyond maxAggregateLength', '', '~4\r\n', ':1\r\n:2\r\n:3\r\n:4\r\n', limits),
   bad('push beyond maxAggregateLength', '', '>4\r\n', ':1\r\n:2\r\n:3\r\n:4\r\n', limits),
