@@ -1,5 +1,6 @@
 // The real-server launcher: start, stop, restart, kill, cleanup, TLS and ACL users.
 import { existsSync, readFileSync } from 'node:fs';
+import net from 'node:net';
 import tls from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isPortFree } from './free-port.js';
@@ -97,6 +98,20 @@ describe('startRedisServer', () => {
     expect(await server.waitForExit()).toEqual({ code: null, signal: 'SIGKILL' });
     await server.restart();
     expect(await ask(server, ['PING'])).toBe('+PONG\r\n');
+  });
+
+  it('does not take another process answering on its port for itself', async () => {
+    const server = await start({ readyTimeoutMs: 600 });
+    server.kill('SIGKILL');
+    await server.waitForExit();
+    // An impostor that answers PONG to anything takes the port before the restart.
+    const impostor = net.createServer((socket) => socket.on('data', () => socket.write('+PONG\r\n')));
+    await new Promise<void>((resolve) => impostor.listen({ host: '127.0.0.1', port: server.port }, resolve));
+    try {
+      await expect(server.restart()).rejects.toThrow(/stayed taken[\s\S]*Address already in use/);
+    } finally {
+      await new Promise((resolve) => impostor.close(resolve));
+    }
   });
 
   it('stops a server frozen with SIGSTOP', async () => {

@@ -1,7 +1,7 @@
 // Starts real redis-server processes on free loopback ports in fresh temp dirs, and always stops them.
 // No vitest import here: `npm run bench` compiles and uses this file too (see vitest-redis.ts).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { findFreePort, LOOPBACK } from './free-port.js';
@@ -69,6 +69,7 @@ const REDIS_SERVER_PATH = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
 const LOG_TAIL_CHARS = 20_000;
 const STOP_GRACE_MS = 5_000;
 const START_ATTEMPTS = 8;
+const PID_FILE = 'redis.pid';
 
 /** Start one standalone server and wait until it answers PING. */
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
@@ -194,7 +195,9 @@ class RedisServerProcess implements RedisServer {
         probeRedis({ host: this.host, port: this.port, tls: this.tls }),
         this.exited.then(() => 'exited' as const),
       ]);
-      if (answer === 'ready') return 'ready';
+      // A PONG alone could come from another process that won a race for the port; redis writes
+      // its pidfile only after it has bound the port, so our pid there proves the answer is ours.
+      if (answer === 'ready' && this.pidFileNames(child.pid)) return 'ready';
       if (exitedNow || answer === 'exited') {
         await this.exited;
         if (this.output.includes('Address already in use')) return 'port-taken';
@@ -207,6 +210,14 @@ class RedisServerProcess implements RedisServer {
       // Refused or still loading: the server has not bound yet; ask again shortly.
       await new Promise((resolve) => setTimeout(resolve, backoffMs));
       backoffMs = Math.min(backoffMs * 2, 50);
+    }
+  }
+
+  private pidFileNames(pid: number | undefined): boolean {
+    try {
+      return Number(readFileSync(path.join(this.dir, PID_FILE), 'utf8').trim()) === pid;
+    } catch {
+      return false;
     }
   }
 
@@ -245,6 +256,7 @@ function configText(
   const lines = [
     `bind ${LOOPBACK}`,
     `dir ${quote(dir)}`,
+    `pidfile ${quote(path.join(dir, PID_FILE))}`,
     'daemonize no',
     'save ""',
     'appendonly no',
