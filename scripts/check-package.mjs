@@ -1,7 +1,7 @@
 // Packaging check: builds, packs the tarball `npm publish` would upload, lints it with
 // `publint --strict`, then installs it into a scratch consumer and loads every entry point of
-// API.md's table the way users will: ESM `import()`, CommonJS `require()`, and TypeScript (nodenext)
-// from both an `.mts` and a `.cts` file. Exits non-zero with a list of every failure.
+// API.md's table the way users will: ESM `import()`, CommonJS `require()`, and TypeScript: nodenext
+// from both an `.mts` and a `.cts` file, and bundler resolution. Exits non-zero with a list of every failure.
 //
 // Usage: node scripts/check-package.mjs [--skip-build]   (--skip-build when `npm run build` just ran)
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -156,29 +156,30 @@ try {
   writeFileSync(join(consumer, 'cjs-probe.cjs'), CJS_PROBE);
   writeFileSync(join(consumer, 'esm-types.mts'), typesProbe());
   writeFileSync(join(consumer, 'cjs-types.cts'), typesProbe());
-  const compilerOptions = {
-    module: 'nodenext',
-    strict: true,
-    noEmit: true,
-    types: ['node'],
-    skipLibCheck: false,
-  };
+  const nodenext = { module: 'nodenext', strict: true, noEmit: true, types: ['node'], skipLibCheck: false };
+  const bundler = { ...nodenext, module: 'esnext', moduleResolution: 'bundler' };
   writeFileSync(
     join(consumer, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions, files: ['esm-types.mts', 'cjs-types.cts'] }),
+    JSON.stringify({ compilerOptions: nodenext, files: ['esm-types.mts', 'cjs-types.cts'] }),
+  );
+  writeFileSync(
+    join(consumer, 'tsconfig.bundler.json'),
+    JSON.stringify({ compilerOptions: bundler, files: ['esm-types.mts'] }),
   );
 
   section('import() and require() every entry point');
   runProbe(consumer, 'esm-probe.mjs', 'esm');
   runProbe(consumer, 'cjs-probe.cjs', 'cjs');
 
-  section('TypeScript (nodenext) resolves every entry point from .mts and .cts');
-  if (
-    run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', consumer], consumer)
-  ) {
-    console.log('ok: types resolve for import and require');
-  } else {
-    fail('the packed .d.ts files do not type-check for a nodenext consumer (see above)');
+  section('TypeScript resolves every entry point: nodenext from .mts and .cts, and bundler');
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  for (const [project, label] of [
+    ['tsconfig.json', 'nodenext import and require'],
+    ['tsconfig.bundler.json', 'bundler'],
+  ]) {
+    if (run(process.execPath, [tsc, '-p', join(consumer, project)], consumer))
+      console.log(`ok: types resolve for ${label}`);
+    else fail(`the packed .d.ts files do not type-check for ${label} (see above)`);
   }
 } catch (error) {
   fail(error instanceof Error ? error.message : String(error));
