@@ -187,7 +187,7 @@ export class RespDecoder {
             break;
           }
           if (length === STREAMED && type === BULK_STRING && !this.inStreamedString) {
-            this.open(BULK_STRING, UNTIL_END, header);
+            this.open(BULK_STRING, UNTIL_END);
             this.inStreamedString = true;
             continue;
           }
@@ -369,6 +369,7 @@ export class RespDecoder {
     if (p + 1 >= end) return INCOMPLETE;
     if (buf[p + 1] !== LF) this.fail('CR not followed by LF', p + 1);
     if (p === digits) this.fail('empty length', p);
+    if (p - pos - 1 > this.maxBulk) this.fail('line longer than maxBulkLength', pos + 1);
     this.next = p + 2;
     if (!negative) return length;
     if (length !== 1 || p - digits !== 1) this.fail('negative length', pos + 1);
@@ -392,6 +393,7 @@ export class RespDecoder {
     if (p + 1 >= end) return undefined;
     if (buf[p + 1] !== LF) this.fail('CR not followed by LF', p + 1);
     if (p === digits) this.fail('empty integer', p);
+    if (p - pos - 1 > this.maxBulk) this.fail('line longer than maxBulkLength', pos + 1);
     this.next = p + 2;
     if (p - digits > INLINE_DIGITS) return readLongInteger(buf, pos + 1, p)!;
     return negative && value !== 0 ? -value : value;
@@ -407,6 +409,7 @@ export class RespDecoder {
     if (p === inlineStop && p < end) p = buf.indexOf(CR, p);
     if (p === -1 || p + 1 >= end) return -1;
     if (buf[p + 1] !== LF) this.fail('CR not followed by LF', p + 1);
+    if (p - from > this.maxBulk) this.fail('line longer than maxBulkLength', from);
     this.next = p + 2;
     return p;
   }
@@ -439,16 +442,17 @@ export class RespDecoder {
    */
   private openAggregate(type: number, count: number, header: number): RespValue | undefined {
     if (type === PUSH && this.depth !== 0) this.fail('push frame nested inside an aggregate', header);
+    if (this.depth >= this.maxDepth) this.fail(`nesting deeper than maxNestingDepth (${this.maxDepth})`, header);
     if (count === STREAMED) {
       if (type === PUSH || type === ATTRIBUTE) this.fail('streamed push or attribute', header + 1);
-      this.open(type, UNTIL_END, header);
+      this.open(type, UNTIL_END);
       return undefined;
     }
     if (count < 0) this.fail('negative length', header + 1);
     if (count > this.maxAggregate)
       this.fail(`aggregate of ${count} elements exceeds maxAggregateLength`, header);
     if (count !== 0) {
-      this.open(type, type === MAP || type === ATTRIBUTE ? count * 2 : count, header);
+      this.open(type, type === MAP || type === ATTRIBUTE ? count * 2 : count);
       return undefined;
     }
     if (type === ARRAY) return [];
@@ -458,9 +462,9 @@ export class RespDecoder {
     return undefined;
   }
 
-  private open(type: number, remaining: number, header: number): void {
+  /** Pushes a frame on the stack. Aggregates check the depth limit first; a streamed string is no level. */
+  private open(type: number, remaining: number): void {
     const depth = this.depth;
-    if (depth >= this.maxDepth) this.fail(`nesting deeper than maxNestingDepth (${this.maxDepth})`, header);
     this.types[depth] = type;
     this.remaining[depth] = remaining;
     this.items[depth] = [];
@@ -535,7 +539,8 @@ export class RespDecoder {
     if (bytes.length === 0) return;
     this.held.push(bytes);
     this.heldLength += bytes.length;
-    if (this.heldIsLine && this.heldLength > this.maxBulk + 32) {
+    // The type byte and CRLF are not part of the line's content.
+    if (this.heldIsLine && this.heldLength > this.maxBulk + 3) {
       this.fail('line longer than maxBulkLength', this.received - this.heldLength - this.base);
     }
   }
