@@ -1,0 +1,398 @@
+// Tests of the RESP command encoder (PROTOCOL.md §1.5): exact bytes, argument errors, the pipeline
+// buffer's policy and ownership, and properties checked by an independent parser and by RespDecoder.
+// A property failure prints fast-check's seed and path; replay with SEED=<seed>.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { RespireConfigurationError } from '../../src/errors.js';
+import { RespDecoder } from '../../src/resp/decoder.js';
+import { CommandEncoder, encodeCommand, type RespArgument } from '../../src/resp/encoder.js';
+import type { RespValue } from '../../src/resp/types.js';
+
+const seed = process.env.SEED === undefined ? undefined : Number(process.env.SEED);
+function run<Ts>(property: fc.IProperty<Ts>, numRuns: number): void {
+  fc.assert(property, seed === undefined ? { numRuns } : { numRuns, seed });
+}
+
+const wire = (text: string) => Buffer.from(text, 'latin1');
+const encodedText = (args: readonly RespArgument[]) => encodeCommand(args).toString('latin1');
+
+/**
+ * Test-side parser of a stream of commands (`*N\r\n` then N × `$len\r\nbytes\r\n`), written from
+ * PROTOCOL.md §1.5 and sharing nothing with src/resp. Throws on any deviation.
+ */
+function parseCommands(bytes: Uint8Array): Buffer[][] {
+  const buffer = Buffer.from(bytes);
+  let pos = 0;
+  const readLine = (type: string): number => {
+    if (buffer.toString('latin1', pos, pos + 1) !== type) throw new Error(`expected ${type} at ${pos}`);
+    const end = buffer.indexOf('\r\n', pos, 'latin1');
+    const digits = buffer.toString('latin1', pos + 1, end);
+    if (end < 0 || !/^(0|[1-9]\d*)$/.test(digits)) throw new Error(`bad length line at ${pos}`);
+    pos = end + 2;
+    return Number(digits);
+  };
+  const commands: Buffer[][] = [];
+  while (pos < buffer.length) {
+    const count = readLine('*');
+    const args: Buffer[] = [];
+    for (let i = 0; i < count; i++) {
+      const length = readLine('$');
+      args.push(Buffer.from(buffer.subarray(pos, pos + length)));
+      if (buffer.toString('latin1', pos + length, pos + length + 2) !== '\r\n') throw new Error('no CRLF');
+      pos += length + 2;
+    }
+    commands.push(args);
+  }
+  return commands;
+}
+
+/** The bytes an argument must arrive as; numbers are compared as text checked separately. */
+function expectedBytes(arg: RespArgument): Buffer {
+  return typeof arg === 'string' || typeof arg === 'bigint'
+    ? Buffer.from(String(arg))
+    : Buffer.from(arg as Uint8Array);
+}
+
+describe('encodeCommand: bytes', () => {
+  it('frames a command as an array of bulk strings', () => {
+    expect(encodedText(['GET', 'key:123'])).toBe('*2\r\n$3\r\nGET\r\n$7\r\nkey:123\r\n');
+    expect(encodedText(['PING'])).toBe('*1\r\n$4\r\nPING\r\n');
+  });
+
+  it('writes an empty string or buffer as $0', () => {
+    expect(encodedText(['SET', '', Buffer.alloc(0), new Uint8Array(0)])).toBe(
+      '*4\r\n$3\r\nSET\r\n$0\r\n\r\n$0\r\n\r\n$0\r\n\r\n',
+    );
+  });
+
+  it('counts UTF-8 bytes, not UTF-16 units', () => {
+    expect(encodeCommand(['日本'])).toEqual(
+      Buffer.concat([wire('*1\r\n$6\r\n'), Buffer.from('日本'), wire('\r\n')]),
+    );
+    expect(encodeCommand(['é'])).toEqual(wire('*1\r\n$2\r\n\xc3\xa9\r\n'));
+    // An astral character is a surrogate pair in JavaScript and 4 bytes in UTF-8.
+    expect(encodeCommand(['😀'])).toEqual(wire('*1\r\n$4\r\n\xf0\x9f\x98\x80\r\n'));
+    const long = `${'ab'.repeat(20)}😀日本é`;
+    expect(encodeCommand(['SET', long])).toEqual(
+      Buffer.concat([wire('*2\r\n$3\r\nSET\r\n$52\r\n'), Buffer.from(long), wire('\r\n')]),
+    );
+  });
+
+  it('writes a lone surrogate as U+FFFD (3 bytes) and counts it so, in short and long strings', () => {
+    const replacement = '\xef\xbf\xbd';
+    expect(encodeCommand(['\ud800'])).toEqual(wire(`*1\r\n$3\r\n${replacement}\r\n`));
+    expect(encodeCommand(['a\udc00b'])).toEqual(wire(`*1\r\n$5\r\na${replacement}b\r\n`));
+    expect(encodeCommand(['\ud83d\ud83d'])).toEqual(wire(`*1\r\n$6\r\n${replacement}${replacement}\r\n`));
+    const long = `${'x'.repeat(40)}\ud800`;
+    expect(encodeCommand([long])).toEqual(wire(`*1\r\n$43\r\n${'x'.repeat(40)}${replacement}\r\n`));
+  });
+
+  it('copies buffers and Uint8Array views byte for byte, CR and LF included', () => {
+    const raw = Uint8Array.from([0x0d, 0x0a, 0x00, 0xff, 0x24]);
+    expect(encodeCommand(['SET', raw])).toEqual(wire('*2\r\n$3\r\nSET\r\n$5\r\n\r\n\x00\xff$\r\n'));
+    const backing = Buffer.from('0123456789abcdefghijklmnopqrstuvwxyz');
+    const view = new Uint8Array(backing.buffer, backing.byteOffset + 3, 20);
+    expect(encodedText(['SET', view])).toBe('*2\r\n$3\r\nSET\r\n$20\r\n3456789abcdefghijklm\r\n');
+  });
+
+  it('writes multi-digit counts and lengths', () => {
+    const args = Array.from({ length: 12 }, (_, i) => 'v'.repeat(i * 10));
+    expect(parseCommands(encodeCommand(args))).toEqual([args.map((arg) => Buffer.from(arg))]);
+    expect(encodedText(args).startsWith('*12\r\n$0\r\n\r\n$10\r\n')).toBe(true);
+    const big = 'k'.repeat(100_000);
+    expect(encodedText([big]).slice(0, 12)).toBe('*1\r\n$100000\r');
+  });
+
+  it('writes integers, bigints and other numbers as positional decimal text', () => {
+    const cases: [RespArgument, string][] = [
+      [0, '0'],
+      [-0, '0'],
+      [42, '42'],
+      [-7, '-7'],
+      [2147483647, '2147483647'],
+      [-2147483648, '-2147483648'],
+      [2147483648, '2147483648'],
+      [-2147483649, '-2147483649'],
+      [Number.MAX_SAFE_INTEGER, '9007199254740991'],
+      [1.5, '1.5'],
+      [-0.25, '-0.25'],
+      [0.1, '0.1'],
+      [1e20, '100000000000000000000'],
+      [1e21, '1000000000000000000000'],
+      [-1.5e22, '-15000000000000000000000'],
+      [1.2345678901234567e30, '1234567890123456700000000000000'],
+      [1e-7, '0.0000001'],
+      [-1.5e-10, '-0.00000000015'],
+      [5e-324, `0.${'0'.repeat(323)}5`],
+      [0n, '0'],
+      [-12345678901234567890n, '-12345678901234567890'],
+    ];
+    for (const [value, text] of cases) {
+      expect(encodedText(['X', value]), String(value)).toBe(
+        `*2\r\n$1\r\nX\r\n$${text.length}\r\n${text}\r\n`,
+      );
+    }
+    expect(encodedText(['X', Number.MAX_VALUE])).toMatch(
+      /^\*2\r\n\$1\r\nX\r\n\$309\r\n17976931348623157\d+\r\n$/,
+    );
+  });
+
+  it('returns a buffer the caller owns: later commands do not change it', () => {
+    const first = encodeCommand(['GET', 'a']);
+    const copy = Buffer.from(first);
+    for (let i = 0; i < 100; i++) encodeCommand(['SET', `k${i}`, 'v'.repeat(i)]);
+    expect(first).toEqual(copy);
+  });
+});
+
+describe('encodeCommand: argument errors', () => {
+  const expected = 'expected a string, Uint8Array, finite number or bigint';
+  const cases: [string, unknown[]][] = [
+    ['argument 2 is NaN', ['SET', 'k', Number.NaN]],
+    ['argument 1 is Infinity', ['X', Number.POSITIVE_INFINITY]],
+    ['argument 1 is -Infinity', ['X', Number.NEGATIVE_INFINITY]],
+    ['argument 0 is null', [null]],
+    ['argument 1 is undefined', ['GET', undefined]],
+    ['argument 1 is a boolean (true)', ['X', true]],
+    ['argument 1 is a boolean (false)', ['X', false]],
+    ['argument 1 is a symbol', ['X', Symbol('s')]],
+    ['argument 1 is a function', ['X', () => 1]],
+    ['argument 1 is an array', ['X', ['nested']]],
+    ['argument 1 is an object', ['X', { toString: () => 'v' }]],
+    ['argument 1 is an object', ['X', new Date(0)]],
+    ['argument 1 is a typed array or DataView other than Uint8Array', ['X', new Uint16Array(2)]],
+    [
+      'argument 1 is a typed array or DataView other than Uint8Array',
+      ['X', new DataView(new ArrayBuffer(2))],
+    ],
+    ['argument 1 is an ArrayBuffer (wrap it in a Uint8Array)', ['X', new ArrayBuffer(2)]],
+  ];
+  it.each(cases)('%s (0-based position)', (prefix, args) => {
+    expect(() => encodeCommand(args as RespArgument[])).toThrow(new TypeError(`${prefix}: ${expected}`));
+  });
+
+  it('rejects an empty command and a non-array', () => {
+    expect(() => encodeCommand([])).toThrow(
+      new TypeError('a command needs at least one argument (its name), got an empty array'),
+    );
+    expect(() => encodeCommand('GET' as unknown as RespArgument[])).toThrow(
+      new TypeError('a command must be an array of arguments'),
+    );
+  });
+
+  it('names the first bad argument even after long valid ones', () => {
+    const args = ['SET', 'x'.repeat(5000), Buffer.alloc(100), Number.NaN, null] as RespArgument[];
+    expect(() => encodeCommand(args)).toThrow(/^argument 3 is NaN: /);
+  });
+});
+
+describe('CommandEncoder', () => {
+  const commands: RespArgument[][] = [
+    ['GET', 'key:1'],
+    ['SET', 'key:2', 'v'.repeat(100)],
+    ['HSET', 'h', 'f', Buffer.from('\r\n'), 'n', 17],
+    ['SET', '日本', 'é'.repeat(50)],
+  ];
+  const joined = Buffer.concat(commands.map((args) => encodeCommand(args)));
+
+  it('appends commands and counts them; take returns exactly the pending bytes and resets', () => {
+    const encoder = new CommandEncoder();
+    expect([encoder.byteLength, encoder.commandCount, encoder.capacity]).toEqual([0, 0, 16 * 1024]);
+    for (const args of commands) encoder.encode(args);
+    expect([encoder.byteLength, encoder.commandCount]).toEqual([joined.length, commands.length]);
+    const taken = encoder.take();
+    expect(taken).toEqual(joined);
+    expect([encoder.byteLength, encoder.commandCount]).toEqual([0, 0]);
+    expect(encoder.take()).toEqual(Buffer.alloc(0));
+  });
+
+  it('grows by doubling and keeps earlier commands intact', () => {
+    const encoder = new CommandEncoder({ initialCapacity: 64 });
+    const capacities = new Set<number>();
+    for (let round = 1; round <= 8; round++) {
+      for (const args of commands) encoder.encode(args);
+      // Doubling from 64: the smallest 64 × 2^k holding what is pending, or the next one when the
+      // upper bound of the last command (3 bytes a unit for short strings) crossed the line.
+      const expected = 64 * 2 ** Math.ceil(Math.log2(encoder.byteLength / 64));
+      expect(encoder.capacity === expected || encoder.capacity === expected * 2).toBe(true);
+      capacities.add(encoder.capacity);
+    }
+    expect(capacities.size).toBeGreaterThanOrEqual(3);
+    expect(encoder.take()).toEqual(Buffer.concat(Array.from({ length: 8 }, () => joined)));
+  });
+
+  it('copies a small take and keeps its buffer; hands over a large one and allocates anew', () => {
+    const encoder = new CommandEncoder({ initialCapacity: 1024 });
+    encoder.encode(['SET', 'k', 'x'.repeat(100)]);
+    const small = encoder.take();
+    expect(small.buffer.byteLength).not.toBe(1024);
+    encoder.encode(['SET', 'k', 'x'.repeat(600)]);
+    const large = encoder.take();
+    expect(large.length).toBe(encodeCommand(['SET', 'k', 'x'.repeat(600)]).length);
+    expect(large.buffer.byteLength).toBe(1024);
+    expect(encoder.capacity).toBe(1024);
+  });
+
+  it('shrinks back to the initial capacity after a take or clear above maxRetainedCapacity', () => {
+    const encoder = new CommandEncoder({ initialCapacity: 64, maxRetainedCapacity: 4096 });
+    encoder.encode(['SET', 'k', Buffer.alloc(3000, 1)]);
+    expect(encoder.capacity).toBe(4096);
+    encoder.take();
+    expect(encoder.capacity).toBe(4096);
+    encoder.encode(['SET', 'k', Buffer.alloc(5000, 2)]);
+    expect(encoder.capacity).toBe(8192);
+    const huge = encoder.take();
+    expect(parseCommands(huge)[0]?.[2]).toEqual(Buffer.alloc(5000, 2));
+    expect(encoder.capacity).toBe(64);
+    encoder.encode(['SET', 'k', 'z'.repeat(6000)]);
+    encoder.encode(['GET', 'k']);
+    encoder.clear();
+    expect([encoder.capacity, encoder.byteLength, encoder.commandCount]).toEqual([64, 0, 0]);
+    encoder.encode(['GET', 'k']);
+    expect(encoder.take()).toEqual(encodeCommand(['GET', 'k']));
+  });
+
+  it('gives the caller ownership: later encodes and argument changes do not alter taken bytes', () => {
+    for (const initialCapacity of [64, 1 << 16]) {
+      const encoder = new CommandEncoder({ initialCapacity });
+      const value = Buffer.from('original-value-bytes');
+      encoder.encode(['SET', 'k', value]);
+      value.fill(0x21);
+      const taken = encoder.take();
+      const snapshot = Buffer.from(taken);
+      expect(parseCommands(taken)[0]?.[2]?.toString()).toBe('original-value-bytes');
+      for (let i = 0; i < 50; i++) encoder.encode(['SET', `other:${i}`, 'y'.repeat(40)]);
+      encoder.take();
+      encoder.encode(['DEL', 'zzz']);
+      expect(taken).toEqual(snapshot);
+    }
+  });
+
+  it('is all or nothing: a bad command leaves pending bytes and counts as they were', () => {
+    const encoder = new CommandEncoder({ initialCapacity: 64 });
+    encoder.encode(['GET', 'a']);
+    const before = [encoder.byteLength, encoder.commandCount, encoder.capacity];
+    expect(() => encoder.encode(['SET', 'x'.repeat(10_000), undefined as unknown as string])).toThrow(
+      TypeError,
+    );
+    expect(() => encoder.encode([])).toThrow(TypeError);
+    expect([encoder.byteLength, encoder.commandCount, encoder.capacity]).toEqual(before);
+    encoder.encode(['GET', 'b']);
+    expect(parseCommands(encoder.take())).toEqual([
+      [wire('GET'), wire('a')],
+      [wire('GET'), wire('b')],
+    ]);
+  });
+
+  it('reads each argument once, so a Proxy cannot give the two passes different values', () => {
+    let reads = 0;
+    const shifty = () =>
+      new Proxy(['SET', 'k', 'v'], {
+        get: (target, key, receiver) => {
+          if (key !== '2') return Reflect.get(target, key, receiver);
+          reads++;
+          return reads === 1 ? 'v' : 'a much longer value';
+        },
+      });
+    const encoder = new CommandEncoder();
+    encoder.encode(shifty());
+    expect(reads).toBe(1);
+    expect(encoder.take()).toEqual(encodeCommand(['SET', 'k', 'v']));
+    reads = 0;
+    expect(encodeCommand(shifty())).toEqual(encodeCommand(['SET', 'k', 'v']));
+    expect(reads).toBe(1);
+  });
+
+  it('validates its options', () => {
+    expect(() => new CommandEncoder({ initialCapacity: 8 })).toThrow(RespireConfigurationError);
+    expect(() => new CommandEncoder({ initialCapacity: 1000.5 })).toThrow(
+      'invalid option initialCapacity: 1000.5; allowed: an integer of at least 64 (bytes)',
+    );
+    expect(() => new CommandEncoder({ initialCapacity: 1024, maxRetainedCapacity: 512 })).toThrow(
+      'invalid option maxRetainedCapacity: 512; allowed: an integer of at least 1024',
+    );
+    expect(new CommandEncoder({ initialCapacity: 2 << 20 }).capacity).toBe(2 << 20);
+  });
+});
+
+/** Arguments of every kind, with strings across the short/long boundary and full Unicode. */
+const argument: fc.Arbitrary<RespArgument> = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit: 'grapheme', minLength: 20, maxLength: 60 }),
+  fc.uint8Array({ maxLength: 40 }),
+  fc.integer(),
+  fc.maxSafeInteger(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.bigInt(),
+);
+const command = fc.array(argument, { minLength: 1, maxLength: 12 });
+
+function checkNumberText(arg: RespArgument, bytes: Buffer): void {
+  if (typeof arg !== 'number') return;
+  const text = bytes.toString('latin1');
+  expect(text).toMatch(/^-?\d+(\.\d+)?$/);
+  expect(Number(text)).toBe(arg === 0 ? 0 : arg);
+}
+
+describe('properties', () => {
+  it('an independent parser reads back every argument', () => {
+    run(
+      fc.property(command, (args) => {
+        const [parsed] = parseCommands(encodeCommand(args));
+        expect(parsed).toHaveLength(args.length);
+        args.forEach((arg, i) => {
+          if (typeof arg === 'number') checkNumberText(arg, parsed![i]!);
+          else expect(parsed![i]).toEqual(expectedBytes(arg));
+        });
+      }),
+      300,
+    );
+  });
+
+  it('CommandEncoder output equals the concatenation of encodeCommand outputs', () => {
+    run(
+      fc.property(
+        fc.array(command, { minLength: 1, maxLength: 20 }),
+        fc.integer({ min: 64, max: 512 }),
+        (commands, initialCapacity) => {
+          const encoder = new CommandEncoder({ initialCapacity, maxRetainedCapacity: 1024 });
+          const taken: Buffer[] = [];
+          commands.forEach((args, i) => {
+            encoder.encode(args);
+            if (i % 3 === 2) taken.push(encoder.take());
+          });
+          taken.push(encoder.take());
+          expect(Buffer.concat(taken)).toEqual(Buffer.concat(commands.map((args) => encodeCommand(args))));
+        },
+      ),
+      200,
+    );
+  });
+
+  it('RespDecoder reads the encoder output back as arrays of the argument bytes', () => {
+    run(
+      fc.property(fc.array(command, { minLength: 1, maxLength: 5 }), fc.nat(), (commands, cut) => {
+        const replies: RespValue[] = [];
+        const decoder = new RespDecoder({
+          onReply: (value) => replies.push(value),
+          onPush: () => {},
+          returnBuffers: true,
+        });
+        const bytes = Buffer.concat(commands.map((args) => encodeCommand(args)));
+        const at = cut % (bytes.length + 1);
+        decoder.write(bytes.subarray(0, at));
+        decoder.write(bytes.subarray(at));
+        expect(replies).toHaveLength(commands.length);
+        commands.forEach((args, c) => {
+          const reply = replies[c] as Buffer[];
+          args.forEach((arg, i) => {
+            if (typeof arg === 'number') checkNumberText(arg, reply[i]!);
+            else expect(reply[i]).toEqual(expectedBytes(arg));
+          });
+        });
+      }),
+      200,
+    );
+  });
+});
