@@ -7,8 +7,28 @@
 // 64 KiB pieces costs linear time. Malformed input poisons the decoder: `write` throws the same
 // RespireProtocolError until `reset()`; it never resynchronises silently (PROTOCOL.md §1.2 rule 4).
 import { RespireProtocolError, RespireServerError } from '../errors.js';
+import {
+  ARRAY,
+  ATTRIBUTE,
+  BIG_NUMBER,
+  BLOB_ERROR,
+  BOOLEAN,
+  BULK_STRING,
+  DOUBLE,
+  INTEGER,
+  MAP,
+  NULL,
+  PUSH,
+  SET,
+  SIMPLE_ERROR,
+  SIMPLE_STRING,
+  STREAM_CHUNK,
+  STREAM_END,
+  VERBATIM,
+} from './frame-types.js';
 import { readBigNumber, readDouble, readLongInteger, utf8Text } from './scalars.js';
 import type { RespDecoderOptions, RespValue } from './types.js';
+import { UNTIL_END, ValueAssembler } from './value-assembler.js';
 
 const CR = 0x0d;
 const LF = 0x0a;
@@ -17,32 +37,10 @@ const PLUS = 0x2b;
 const QUESTION = 0x3f;
 const COLON = 0x3a;
 
-// Type bytes (PROTOCOL.md §1.1).
-const SIMPLE_STRING = 0x2b; // +
-const SIMPLE_ERROR = 0x2d; // -
-const INTEGER = 0x3a; // :
-const BULK_STRING = 0x24; // $
-const ARRAY = 0x2a; // *
-const NULL = 0x5f; // _
-const BOOLEAN = 0x23; // #
-const DOUBLE = 0x2c; // ,
-const BIG_NUMBER = 0x28; // (
-const BLOB_ERROR = 0x21; // !
-const VERBATIM = 0x3d; // =
-const MAP = 0x25; // %
-const SET = 0x7e; // ~
-const ATTRIBUTE = 0x7c; // |
-const PUSH = 0x3e; // >
-const STREAM_CHUNK = 0x3b; // ;
-const STREAM_END = 0x2e; // .
-
 // What `readLength` returns besides a length.
 const NULL_LENGTH = -1;
 const INCOMPLETE = -2;
 const STREAMED = -3;
-
-/** `remaining` of an aggregate whose end is a `.` frame rather than a count. */
-const UNTIL_END = -1;
 
 /** Integers of at most this many digits are exact in a double and parsed inline. */
 const INLINE_DIGITS = 15;
@@ -64,7 +62,6 @@ export const DEFAULT_MAX_AGGREGATE_LENGTH = 2 ** 32 - 1;
  * kept and decoded by the next `write` (an empty chunk is enough to resume).
  */
 export class RespDecoder {
-  private readonly handlers: RespDecoderOptions;
   private readonly returnBuffers: boolean;
   private readonly maxDepth: number;
   private readonly maxBulk: number;
@@ -88,14 +85,7 @@ export class RespDecoder {
   private payload: Buffer | null = null;
   private payloadFilled = 0;
 
-  /** Aggregates under construction, innermost last. */
-  private depth = 0;
-  private readonly types: number[] = [];
-  /** Elements each aggregate still expects, or UNTIL_END. */
-  private readonly remaining: number[] = [];
-  private readonly items: (RespValue[] | Buffer[])[] = [];
-  /** Whether the innermost open frame is a streamed string (`$?`), which only takes `;` chunks. */
-  private inStreamedString = false;
+  private readonly values: ValueAssembler;
 
   /** Stream offset of the current buffer's first byte. */
   private base = 0;
@@ -105,7 +95,7 @@ export class RespDecoder {
   private next = 0;
 
   constructor(options: RespDecoderOptions) {
-    this.handlers = options;
+    this.values = new ValueAssembler(options, options.returnBuffers === true);
     this.returnBuffers = options.returnBuffers === true;
     this.maxDepth = options.maxNestingDepth ?? DEFAULT_MAX_NESTING_DEPTH;
     this.maxBulk = options.maxBulkLength ?? DEFAULT_MAX_BULK_LENGTH;
@@ -149,15 +139,12 @@ export class RespDecoder {
     this.heldIsLine = false;
     this.payloadType = 0;
     this.payload = null;
-    this.depth = 0;
-    this.types.length = 0;
-    this.remaining.length = 0;
-    this.items.length = 0;
-    this.inStreamedString = false;
+    this.values.reset();
   }
 
   private parse(buf: Buffer): void {
     const end = buf.length;
+    const values = this.values;
     let pos = 0;
     if (this.payloadType !== 0) {
       // A payload cut by the previous chunk's end.
@@ -166,7 +153,7 @@ export class RespDecoder {
     }
     while (pos < end) {
       const type = buf[pos]!;
-      if (this.inStreamedString && type !== STREAM_CHUNK) {
+      if (values.inStreamedString && type !== STREAM_CHUNK) {
         this.fail('expected a `;` chunk inside a streamed string', pos);
       }
       let value: RespValue;
@@ -186,16 +173,15 @@ export class RespDecoder {
             value = null;
             break;
           }
-          if (length === STREAMED && type === BULK_STRING && !this.inStreamedString) {
-            this.open(BULK_STRING, UNTIL_END);
-            this.inStreamedString = true;
+          if (length === STREAMED && type === BULK_STRING && !values.inStreamedString) {
+            values.openStreamedString();
             continue;
           }
           if (length < 0) this.fail('invalid length', header + 1);
           if (type === STREAM_CHUNK) {
-            if (!this.inStreamedString) this.fail('`;` chunk outside a streamed string', header);
+            if (!values.inStreamedString) this.fail('`;` chunk outside a streamed string', header);
             if (length === 0) {
-              value = this.closeStreamedString();
+              value = values.closeStreamedString();
               break;
             }
           }
@@ -285,8 +271,7 @@ export class RespDecoder {
           this.fail(`unknown type byte 0x${type.toString(16).padStart(2, '0')}`, pos);
       }
       this.cursor = pos;
-      if (this.depth === 0) this.handlers.onReply(value);
-      else this.add(value);
+      values.add(value);
     }
   }
 
@@ -328,7 +313,7 @@ export class RespDecoder {
     if (type === BULK_STRING) {
       value = this.returnBuffers ? src.subarray(start, stop) : utf8Text(src, start, stop);
     } else if (type === STREAM_CHUNK) {
-      (this.items[this.depth - 1] as Buffer[]).push(src.subarray(start, stop));
+      this.values.addChunk(src.subarray(start, stop));
       return;
     } else if (type === BLOB_ERROR) {
       value = serverError(utf8Text(src, start, stop));
@@ -340,7 +325,7 @@ export class RespDecoder {
       value = this.returnBuffers ? src.subarray(start + 4, stop) : utf8Text(src, start + 4, stop);
     }
     this.cursor = resume;
-    this.add(value);
+    this.values.add(value);
   }
 
   /**
@@ -441,92 +426,34 @@ export class RespDecoder {
    * are delivered here), or undefined when elements follow.
    */
   private openAggregate(type: number, count: number, header: number): RespValue | undefined {
-    if (type === PUSH && this.depth !== 0) this.fail('push frame nested inside an aggregate', header);
-    if (this.depth >= this.maxDepth) this.fail(`nesting deeper than maxNestingDepth (${this.maxDepth})`, header);
+    const values = this.values;
+    if (type === PUSH && values.depth !== 0) this.fail('push frame nested inside an aggregate', header);
+    if (values.depth >= this.maxDepth)
+      this.fail(`nesting deeper than maxNestingDepth (${this.maxDepth})`, header);
     if (count === STREAMED) {
       if (type === PUSH || type === ATTRIBUTE) this.fail('streamed push or attribute', header + 1);
-      this.open(type, UNTIL_END);
+      values.open(type, UNTIL_END);
       return undefined;
     }
     if (count < 0) this.fail('negative length', header + 1);
     if (count > this.maxAggregate)
       this.fail(`aggregate of ${count} elements exceeds maxAggregateLength`, header);
     if (count !== 0) {
-      this.open(type, type === MAP || type === ATTRIBUTE ? count * 2 : count);
+      values.open(type, type === MAP || type === ATTRIBUTE ? count * 2 : count);
       return undefined;
     }
     if (type === ARRAY) return [];
     if (type === SET) return new Set();
     if (type === MAP) return new Map();
-    this.deliverFrame(type, []);
+    values.deliverFrame(type, []);
     return undefined;
   }
 
-  /** Pushes a frame on the stack. Aggregates check the depth limit first; a streamed string is no level. */
-  private open(type: number, remaining: number): void {
-    const depth = this.depth;
-    this.types[depth] = type;
-    this.remaining[depth] = remaining;
-    this.items[depth] = [];
-    this.depth = depth + 1;
-  }
-
-  /** Delivers a complete value: to its parent aggregate, or as a top-level reply. */
-  private add(value: RespValue): void {
-    for (;;) {
-      const depth = this.depth;
-      if (depth === 0) {
-        this.handlers.onReply(value);
-        return;
-      }
-      const top = depth - 1;
-      (this.items[top] as RespValue[]).push(value);
-      const remaining = this.remaining[top]! - 1;
-      if (remaining !== 0) {
-        if (remaining > 0) this.remaining[top] = remaining;
-        return;
-      }
-      const closed = this.close();
-      if (closed === undefined) return;
-      value = closed;
-    }
-  }
-
-  /** Pops the innermost aggregate; returns its value, or undefined for a push or attribute. */
-  private close(): RespValue | undefined {
-    const top = --this.depth;
-    const type = this.types[top]!;
-    const items = this.items[top] as RespValue[];
-    this.items[top] = EMPTY;
-    if (type === ARRAY) return items;
-    if (type === SET) return new Set(items);
-    if (type === MAP) return pairsToMap(items);
-    this.deliverFrame(type, items);
-    return undefined;
-  }
-
-  /** Push frames go to onPush; attributes to onAttribute and never into the enclosing value. */
-  private deliverFrame(type: number, items: RespValue[]): void {
-    if (type === PUSH) this.handlers.onPush(items);
-    else this.handlers.onAttribute?.(pairsToMap(items));
-  }
-
+  /** A `.` ends the innermost streamed aggregate; returns its value. */
   private closeStreamedAggregate(header: number): RespValue | undefined {
-    const top = this.depth - 1;
-    if (top < 0 || this.remaining[top] !== UNTIL_END) this.fail('`.` outside a streamed aggregate', header);
-    if (this.types[top] === MAP && (this.items[top]!.length & 1) === 1) {
-      this.fail('streamed map with an odd number of elements', header);
-    }
-    return this.close();
-  }
-
-  private closeStreamedString(): RespValue {
-    const top = --this.depth;
-    const chunks = this.items[top] as Buffer[];
-    this.items[top] = EMPTY;
-    this.inStreamedString = false;
-    const joined = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    return this.returnBuffers ? joined : utf8Text(joined, 0, joined.length);
+    const problem = this.values.streamEndProblem();
+    if (problem !== undefined) this.fail(problem, header);
+    return this.values.close();
   }
 
   /** Keeps an unfinished line token that starts at `pos` for the next write. */
@@ -553,8 +480,6 @@ export class RespDecoder {
   }
 }
 
-const EMPTY: RespValue[] = [];
-
 /**
  * An error reply as a value. Its stack would only show the decoder's loop, so none is captured:
  * that makes an error reply about as cheap as any other.
@@ -565,10 +490,4 @@ function serverError(message: string): RespireServerError {
   const error = new RespireServerError(message);
   Error.stackTraceLimit = limit;
   return error;
-}
-
-function pairsToMap(items: RespValue[]): Map<RespValue, RespValue> {
-  const map = new Map<RespValue, RespValue>();
-  for (let i = 0; i < items.length; i += 2) map.set(items[i]!, items[i + 1]!);
-  return map;
 }
