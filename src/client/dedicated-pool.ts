@@ -1,0 +1,118 @@
+// Connections lent to one user at a time: blocking commands (so a BLPOP never stalls the shared
+// pipeline) and WATCH sessions. At most `maxDedicatedConnections`; past that a borrower waits up to
+// `acquireTimeout`. A lent connection that was left in an unknown state is closed, not reused.
+import { RespireConnectionError, RespireTimeoutError } from '../errors.js';
+import { Channel, type ChannelOptions } from '../transport/channel.js';
+
+interface Waiter {
+  resolve(channel: Channel): void;
+  reject(error: Error): void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+export class DedicatedPool {
+  private readonly idle: Channel[] = [];
+  private readonly waiters: Waiter[] = [];
+  private size = 0;
+  private closed = false;
+
+  constructor(
+    private readonly options: ChannelOptions,
+    private readonly maxSize: number,
+  ) {}
+
+  /** Borrows a connection; give it back with `release` (reusable) or `discard` (not). */
+  async acquire(): Promise<Channel> {
+    if (this.closed) throw this.closedError();
+    const idle = this.idle.pop();
+    if (idle !== undefined) return idle;
+    if (this.size < this.maxSize) {
+      this.size++;
+      // Dedicated connections never reconnect: one that breaks is dropped and replaced on demand.
+      const channel = new Channel({ ...this.options, reconnect: false });
+      try {
+        await channel.start();
+      } catch (error) {
+        this.size--;
+        this.wakeNext();
+        throw error;
+      }
+      return channel;
+    }
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.waiters.splice(this.waiters.indexOf(waiter), 1);
+          reject(
+            new RespireTimeoutError(
+              `no dedicated connection free within ${this.options.acquireTimeout} ms`,
+              'acquire',
+              { endpoint: this.options.endpoint, timeoutMs: this.options.acquireTimeout, written: false },
+            ),
+          );
+        }, this.options.acquireTimeout),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  release(channel: Channel): void {
+    if (this.closed) {
+      this.discard(channel);
+      return;
+    }
+    const waiter = this.waiters.shift();
+    if (waiter !== undefined) {
+      clearTimeout(waiter.timer);
+      waiter.resolve(channel);
+      return;
+    }
+    this.idle.push(channel);
+  }
+
+  /** Closes a borrowed connection whose state cannot be trusted (aborted BLPOP, broken WATCH). */
+  discard(channel: Channel): void {
+    channel.destroy();
+    this.size--;
+    this.wakeNext();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.rejectWaiters();
+    const idle = this.idle.splice(0);
+    this.size -= idle.length;
+    await Promise.all(idle.map((channel) => channel.close()));
+  }
+
+  destroy(): void {
+    this.closed = true;
+    this.rejectWaiters();
+    for (const channel of this.idle.splice(0)) channel.destroy();
+    this.size = 0;
+  }
+
+  /** A slot freed up: the oldest waiter gets a fresh connection. */
+  private wakeNext(): void {
+    const waiter = this.waiters.shift();
+    if (waiter === undefined) return;
+    clearTimeout(waiter.timer);
+    this.acquire().then(waiter.resolve, waiter.reject);
+  }
+
+  private rejectWaiters(): void {
+    for (const waiter of this.waiters.splice(0)) {
+      clearTimeout(waiter.timer);
+      waiter.reject(this.closedError());
+    }
+  }
+
+  private closedError(): RespireConnectionError {
+    return new RespireConnectionError('the client is closed', {
+      endpoint: this.options.endpoint,
+      written: false,
+    });
+  }
+}

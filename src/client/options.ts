@@ -1,0 +1,188 @@
+// RespireOptions (API.md "RespireOptions"): the public shape, defaults, and validation. Every
+// invalid option becomes a RespireConfigurationError naming the option and its allowed range.
+import type tls from 'node:tls';
+import { type RespireCircuitBreakerOptions, validateCircuitBreakerOptions } from '../breaker/index.js';
+import type { ResolvedCircuitBreakerOptions } from '../breaker/options.js';
+import { RespireConfigurationError, type RespireEndpoint } from '../errors.js';
+import {
+  DEFAULT_RECONNECT,
+  exponentialReconnect,
+  type ReconnectFunction,
+  type ReconnectOption,
+} from '../transport/reconnect-policy.js';
+import { type Clock, systemClock } from '../util/clock.js';
+import { type RandomSource, systemRandom } from '../util/random.js';
+import { parseEndpoint, type RespireEndpointInput } from './endpoint.js';
+
+export interface RespireRetryOptions {
+  /** Attempts in all, the first included. 1 = no retry (the default). */
+  maxAttempts: number;
+}
+
+export interface RespireOptions {
+  /** `{ host, port = 6379 }` objects or `'host:port'` strings. One for a standalone server. */
+  endpoints?: RespireEndpointInput[];
+  username?: string;
+  password?: string;
+  clientName?: string;
+  /** Database selected after the handshake. Default 0. */
+  database?: number;
+  tls?: boolean | tls.ConnectionOptions;
+  /** 3 (default) asks for RESP3 and falls back to RESP2; 2 forces RESP2. */
+  protocol?: 2 | 3;
+  /** Socket setup plus handshake, ms. Default 5000. */
+  connectTimeout?: number;
+  /** Reply deadline of a sent command, ms; 0 = none. Blocking commands are exempt. Default 5000. */
+  commandTimeout?: number;
+  /** Longest wait for connection capacity, ms. Default 5000. */
+  acquireTimeout?: number;
+  /** Commands not yet written, per connection. Default 65536. */
+  maxPendingCommands?: number;
+  /** Connections kept for blocking commands (BLPOP, WAIT, …) and WATCH sessions. Default 64. */
+  maxDedicatedConnections?: number;
+  reconnect?: ReconnectOption;
+  retry?: RespireRetryOptions;
+  circuitBreaker?: RespireCircuitBreakerOptions | null;
+  /** Bulk and simple strings as Buffer instead of string. Default false. */
+  returnBuffers?: boolean;
+  replicaEndpoints?: RespireEndpointInput[];
+  /** Injected time source (monotonic ms), for tests. */
+  clock?: Clock;
+  /** Injected randomness, for tests. */
+  random?: RandomSource;
+}
+
+export interface ResolvedOptions {
+  endpoint: RespireEndpoint;
+  username: string | undefined;
+  password: string | undefined;
+  clientName: string | undefined;
+  database: number;
+  tls: boolean | tls.ConnectionOptions | undefined;
+  protocol: 2 | 3;
+  connectTimeout: number;
+  commandTimeout: number;
+  acquireTimeout: number;
+  maxPendingCommands: number;
+  maxDedicatedConnections: number;
+  reconnect: ReconnectFunction | false;
+  retryAttempts: number;
+  circuitBreaker: ResolvedCircuitBreakerOptions | null;
+  returnBuffers: boolean;
+  clock: Clock;
+  random: RandomSource;
+}
+
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+export function resolveOptions(options: RespireOptions): ResolvedOptions {
+  if (options === null || typeof options !== 'object') {
+    throw new RespireConfigurationError('options', options, 'an object');
+  }
+  const endpoints = options.endpoints;
+  if (!Array.isArray(endpoints) || endpoints.length !== 1) {
+    throw new RespireConfigurationError(
+      'endpoints',
+      endpoints,
+      'an array of exactly one endpoint (standalone)',
+    );
+  }
+  const circuitBreaker =
+    options.circuitBreaker === undefined || options.circuitBreaker === null
+      ? null
+      : validateCircuitBreakerOptions(options.circuitBreaker, 'circuitBreaker.');
+  if (circuitBreaker !== null && options.replicaEndpoints !== undefined) {
+    throw new RespireConfigurationError(
+      'replicaEndpoints',
+      options.replicaEndpoints,
+      'not set together with circuitBreaker (seed 000 "Limits")',
+    );
+  }
+  const random = options.random ?? systemRandom;
+  return {
+    endpoint: parseEndpoint(endpoints[0], 'endpoints[0]'),
+    username: optionalString(options.username, 'username'),
+    password: optionalString(options.password, 'password'),
+    clientName: clientName(options.clientName),
+    database: integer(options.database, 'database', 0, 0, 2 ** 31 - 1),
+    tls: options.tls,
+    protocol: protocol(options.protocol),
+    connectTimeout: integer(options.connectTimeout, 'connectTimeout', 5000, 1, MAX_TIMEOUT_MS),
+    commandTimeout: integer(options.commandTimeout, 'commandTimeout', 5000, 0, MAX_TIMEOUT_MS),
+    acquireTimeout: integer(options.acquireTimeout, 'acquireTimeout', 5000, 0, MAX_TIMEOUT_MS),
+    maxPendingCommands: integer(options.maxPendingCommands, 'maxPendingCommands', 65536, 1, 2 ** 24),
+    maxDedicatedConnections: integer(options.maxDedicatedConnections, 'maxDedicatedConnections', 64, 1, 4096),
+    reconnect: reconnect(options.reconnect, random),
+    retryAttempts: integer(options.retry?.maxAttempts, 'retry.maxAttempts', 1, 1, 100),
+    circuitBreaker,
+    returnBuffers: options.returnBuffers === true,
+    clock: options.clock ?? systemClock,
+    random,
+  };
+}
+
+/** An integer option in [min, max], or its default when absent. */
+export function integer(value: unknown, option: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new RespireConfigurationError(option, value, `an integer from ${min} through ${max}`);
+  }
+  return value;
+}
+
+function optionalString(value: unknown, option: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new RespireConfigurationError(option, value, 'a string');
+  return value;
+}
+
+function clientName(value: unknown): string | undefined {
+  const name = optionalString(value, 'clientName');
+  // Redis refuses names with spaces or control characters (PROTOCOL.md §1.4); say so up front.
+  if (name !== undefined && !/^[\x21-\x7e]+$/.test(name)) {
+    throw new RespireConfigurationError(
+      'clientName',
+      name,
+      'printable ASCII without spaces, at least 1 character',
+    );
+  }
+  return name;
+}
+
+function protocol(value: unknown): 2 | 3 {
+  if (value === undefined) return 3;
+  if (value !== 2 && value !== 3) throw new RespireConfigurationError('protocol', value, '2 or 3');
+  return value;
+}
+
+function reconnect(value: ReconnectOption | undefined, random: RandomSource): ReconnectFunction | false {
+  if (value === false) return false;
+  if (typeof value === 'function') return value;
+  if (value !== undefined && (value === null || typeof value !== 'object')) {
+    throw new RespireConfigurationError(
+      'reconnect',
+      value,
+      'false, a function, or { minDelay, maxDelay, maxAttempts }',
+    );
+  }
+  const minDelay = integer(
+    value?.minDelay,
+    'reconnect.minDelay',
+    DEFAULT_RECONNECT.minDelay,
+    0,
+    MAX_TIMEOUT_MS,
+  );
+  const maxDelay = integer(
+    value?.maxDelay,
+    'reconnect.maxDelay',
+    DEFAULT_RECONNECT.maxDelay,
+    minDelay,
+    MAX_TIMEOUT_MS,
+  );
+  const attempts = value?.maxAttempts;
+  const maxAttempts =
+    attempts === undefined || attempts === Number.POSITIVE_INFINITY
+      ? Number.POSITIVE_INFINITY
+      : integer(attempts, 'reconnect.maxAttempts', 0, 0, 2 ** 31 - 1);
+  return exponentialReconnect({ minDelay, maxDelay, maxAttempts }, random);
+}

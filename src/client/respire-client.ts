@@ -1,0 +1,152 @@
+// RespireClient for one standalone endpoint (API.md "Connecting"): a shared auto-pipelined
+// connection for ordinary commands, dedicated connections for blocking ones, and the retry rule
+// (only commands never written, or read-only ones; never a circuit rejection).
+import {
+  RespireAuthenticationError,
+  RespireCircuitOpenError,
+  RespireConnectionError,
+  type RespireEndpoint,
+  RespireTimeoutError,
+} from '../errors.js';
+import type { RespArgument } from '../resp/encoder.js';
+import { Channel, type ChannelOptions } from '../transport/channel.js';
+import { Command, CommandFlags, type CommandOptions, type ReplyTransform } from '../transport/command.js';
+import { isBlockingCommand } from './command-traits.js';
+import { Commander } from './commander.js';
+import { DedicatedPool } from './dedicated-pool.js';
+import { type ResolvedOptions, type RespireOptions, resolveOptions } from './options.js';
+import { isReadOnlyCommand } from './read-only-commands.js';
+
+export class RespireClient extends Commander {
+  /** Connects and completes the handshake; rejects with the first connection's error. */
+  static async connect(options: RespireOptions): Promise<RespireClient> {
+    const client = new RespireClient(resolveOptions(options));
+    await client.main.start();
+    return client;
+  }
+
+  private readonly main: Channel;
+  private readonly dedicated: DedicatedPool;
+  private closing: Promise<void> | undefined;
+
+  private constructor(private readonly options: ResolvedOptions) {
+    super();
+    const channelOptions: ChannelOptions = { ...options, tls: options.tls };
+    this.main = new Channel(channelOptions);
+    this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
+  }
+
+  /** The configured data endpoint. */
+  get endpoint(): RespireEndpoint {
+    return this.options.endpoint;
+  }
+
+  call<T>(
+    args: RespArgument[],
+    transform: ReplyTransform<T> | undefined,
+    options: CommandOptions | undefined,
+    flags = 0,
+  ): Promise<T> {
+    if (this.options.retryAttempts > 1) return this.callWithRetry(args, transform, options, flags);
+    return this.callOnce(args, transform, options, flags);
+  }
+
+  /**
+   * Waits for every reply in flight, then closes all connections. Commands issued after this
+   * reject with RespireConnectionError (`written: false`).
+   */
+  close(): Promise<void> {
+    this.closing ??= Promise.all([this.main.close(), this.dedicated.close()]).then(() => undefined);
+    return this.closing;
+  }
+
+  /** Closes every connection at once; what is queued or in flight rejects. */
+  destroy(): void {
+    this.main.destroy();
+    this.dedicated.destroy();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  private callOnce<T>(
+    args: RespArgument[],
+    transform: ReplyTransform<T> | undefined,
+    options: CommandOptions | undefined,
+    flags: number,
+  ): Promise<T> {
+    let timeout = this.options.commandTimeout;
+    let signal: AbortSignal | undefined;
+    if (options !== undefined) {
+      if (options.timeout !== undefined) {
+        if (!isTimeout(options.timeout)) return Promise.reject(invalidTimeout(options.timeout));
+        timeout = options.timeout;
+      }
+      if (options.fireAndForget === true) flags |= CommandFlags.FireAndForget;
+      signal = options.signal;
+    }
+    if (isBlockingCommand(args)) flags |= CommandFlags.Blocking;
+    const command = new Command<T>(args, flags, transform, signal, timeout);
+    if (signal?.aborted) {
+      command.reject(signal.reason);
+      return command.promise;
+    }
+    if ((flags & CommandFlags.Blocking) !== 0) this.runDedicated(command as Command<unknown>);
+    else this.main.enqueue(command as Command<unknown>);
+    return command.promise;
+  }
+
+  /** A blocking command borrows a connection of its own for as long as it runs. */
+  private runDedicated(command: Command<unknown>): void {
+    this.dedicated.acquire().then(
+      (channel) => {
+        channel.enqueue(command);
+        command.promise.then(
+          () => this.dedicated.release(channel),
+          () => {
+            // Aborted while blocked: the server is still blocked on that connection, so drop it.
+            if (command.discardReply || channel.current === undefined) this.dedicated.discard(channel);
+            else this.dedicated.release(channel);
+          },
+        );
+      },
+      (error) => command.reject(error),
+    );
+  }
+
+  private async callWithRetry<T>(
+    args: RespArgument[],
+    transform: ReplyTransform<T> | undefined,
+    options: CommandOptions | undefined,
+    flags: number,
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.callOnce(args, transform, options, flags);
+      } catch (error) {
+        if (attempt >= this.options.retryAttempts || !mayRetry(error, args)) throw error;
+      }
+    }
+  }
+}
+
+/**
+ * API.md `retry`: a command may be retried when it never reached Redis, or when it only reads.
+ * Never a circuit rejection, never an authentication failure, never an ambiguous write.
+ */
+function mayRetry(error: unknown, args: readonly RespArgument[]): boolean {
+  if (error instanceof RespireCircuitOpenError || error instanceof RespireAuthenticationError) return false;
+  if (!(error instanceof RespireConnectionError || error instanceof RespireTimeoutError)) return false;
+  return error.written === false || isReadOnlyCommand(args);
+}
+
+function isTimeout(timeout: unknown): timeout is number {
+  return typeof timeout === 'number' && Number.isInteger(timeout) && timeout >= 0 && timeout <= 2 ** 31 - 1;
+}
+
+function invalidTimeout(timeout: unknown): TypeError {
+  return new TypeError(
+    `timeout must be an integer number of ms from 0 through ${2 ** 31 - 1}, got ${String(timeout)}`,
+  );
+}

@@ -1,0 +1,302 @@
+// A reconnecting command pipeline to one endpoint: the not-yet-written queue (bounded by
+// `maxPendingCommands`, with bounded waiters past it), automatic pipelining (every command issued
+// in the same tick goes out in one write), reconnects per policy, and acquire deadlines for
+// commands that cannot be written. Written commands belong to the current Connection.
+import {
+  RespireConnectionError,
+  type RespireEndpoint,
+  type RespireError,
+  RespireTimeoutError,
+} from '../errors.js';
+import type { RespValue } from '../resp/types.js';
+import { RingQueue } from '../util/ring-queue.js';
+import { type Command, CommandState } from './command.js';
+import { type ConnectionSettings, connect } from './connect.js';
+import type { AdmissionGate, Connection } from './connection.js';
+import { DeadlineTimer } from './deadline-timer.js';
+import type { ReconnectFunction } from './reconnect-policy.js';
+
+export interface ChannelOptions extends ConnectionSettings {
+  /** Commands not yet written; more wait for room (at most as many again), up to `acquireTimeout`. */
+  maxPendingCommands: number;
+  acquireTimeout: number;
+  reconnect: ReconnectFunction | false;
+  gate?: AdmissionGate | undefined;
+  onPush?: ((frame: RespValue[]) => void) | undefined;
+  /** Runs on every new connection before queued commands are written (e.g. to resubscribe). */
+  onConnect?: ((connection: Connection) => void) | undefined;
+}
+
+type ChannelState = 'connecting' | 'ready' | 'reconnecting' | 'closing' | 'closed';
+
+export class Channel {
+  private state: ChannelState = 'connecting';
+  private connection: Connection | undefined;
+  private readonly queue = new RingQueue<Command<unknown>>(64);
+  /** Commands waiting for room in `queue` (bounded by maxPendingCommands too). */
+  private readonly waiters = new RingQueue<Command<unknown>>(16);
+  private readonly acquireTimer: DeadlineTimer;
+  private flushScheduled = false;
+  private attempt = 0;
+  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private lastError: RespireError | undefined;
+  private drainWaiters: (() => void)[] = [];
+
+  constructor(private readonly options: ChannelOptions) {
+    this.acquireTimer = new DeadlineTimer(options.clock, this.onAcquireDeadline);
+  }
+
+  get endpoint(): RespireEndpoint {
+    return this.options.endpoint;
+  }
+
+  /** The ready connection, if any (for tests and diagnostics). */
+  get current(): Connection | undefined {
+    return this.connection;
+  }
+
+  /** Opens the first connection; rejects with its error (the channel is then closed). */
+  async start(): Promise<void> {
+    const events = this.eventsFor();
+    try {
+      const connection = await connect(this.options, events);
+      events.bind(connection);
+      this.adopt(connection);
+    } catch (error) {
+      this.state = 'closed';
+      throw error;
+    }
+  }
+
+  /** Queues a command for writing; it settles through its own promise. */
+  enqueue(command: Command<unknown>): void {
+    if (this.state === 'closing' || this.state === 'closed') {
+      command.reject(this.closedError());
+      return;
+    }
+    const capacity = this.options.maxPendingCommands;
+    if (this.queue.length >= capacity) this.queue.filter(isLive);
+    if (this.queue.length < capacity) this.queue.push(command);
+    else if (this.waiters.length < capacity) {
+      this.waiters.push(command);
+      this.stampAcquireDeadline(command, this.options.clock.now());
+    } else {
+      command.reject(this.acquireError(0));
+      return;
+    }
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      queueMicrotask(this.flush);
+    }
+  }
+
+  /**
+   * Stops accepting commands, writes what is queued (commands that cannot be written while
+   * disconnected fail unsent), waits for every reply in flight, then QUITs.
+   */
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    if (this.state !== 'closing') {
+      this.state = 'closing';
+      this.clearReconnect();
+      if (this.connection === undefined) this.failQueued(this.closedError());
+      else this.flush();
+    }
+    await this.queueDrained();
+    const connection = this.connection;
+    if (connection !== undefined) await connection.whenIdle();
+    this.state = 'closed';
+    this.connection = undefined;
+    this.acquireTimer.cancel();
+    if (connection !== undefined) await connection.quit();
+  }
+
+  /** Closes at once: every queued, waiting and in-flight command fails. */
+  destroy(error?: RespireError): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.clearReconnect();
+    this.acquireTimer.cancel();
+    const reason = error ?? this.closedError();
+    this.failQueued(reason);
+    const connection = this.connection;
+    this.connection = undefined;
+    connection?.destroy(
+      error ?? new RespireConnectionError('client destroyed', { endpoint: this.endpoint, written: true }),
+    );
+    this.notifyDrained();
+  }
+
+  private readonly flush = (): void => {
+    this.flushScheduled = false;
+    const connection = this.connection;
+    if (connection?.writable) {
+      connection.writeFrom(this.queue, this.options.gate);
+      while (this.waiters.length > 0 && connection.writable) {
+        const room = this.options.maxPendingCommands - this.queue.length;
+        for (let i = 0; i < room && this.waiters.length > 0; i++) this.queue.push(this.waiters.shift()!);
+        connection.writeFrom(this.queue, this.options.gate);
+      }
+    }
+    if (this.queue.length > 0 || this.waiters.length > 0) this.stampQueued();
+    else this.notifyDrained();
+  };
+
+  /** Queued commands that could not be written now get their acquire deadline. */
+  private stampQueued(): void {
+    const now = this.options.clock.now();
+    for (let i = 0; i < this.queue.length; i++) this.stampAcquireDeadline(this.queue.at(i)!, now);
+  }
+
+  private stampAcquireDeadline(command: Command<unknown>, now: number): void {
+    if (command.deadline !== 0) return;
+    command.deadline = now + this.options.acquireTimeout;
+    this.acquireTimer.arm(command.deadline);
+  }
+
+  /** Fails the commands whose acquire deadline passed; returns the next one outstanding. */
+  private readonly onAcquireDeadline = (now: number): number => {
+    const expire = (queue: RingQueue<Command<unknown>>, capacityWait: boolean): number => {
+      let next = Number.POSITIVE_INFINITY;
+      queue.filter((command) => {
+        if (command.state === CommandState.Settled) return false;
+        if (command.deadline === 0 || command.deadline > now) {
+          if (command.deadline !== 0 && command.deadline < next) next = command.deadline;
+          return true;
+        }
+        command.reject(
+          capacityWait || this.connection !== undefined
+            ? this.acquireError(this.options.acquireTimeout)
+            : this.unreachableError(),
+        );
+        return false;
+      });
+      return next;
+    };
+    const next = Math.min(expire(this.queue, false), expire(this.waiters, true));
+    if (this.queue.length === 0 && this.waiters.length === 0) this.notifyDrained();
+    return next;
+  };
+
+  private adopt(connection: Connection): void {
+    this.connection = connection;
+    this.attempt = 0;
+    this.lastError = undefined;
+    if (this.state === 'connecting' || this.state === 'reconnecting') this.state = 'ready';
+    this.options.onConnect?.(connection);
+    this.flush();
+  }
+
+  private eventsFor() {
+    let self: Connection | undefined;
+    return {
+      onPush: (frame: RespValue[]) => this.options.onPush?.(frame),
+      onDrain: () => {
+        if (this.connection !== undefined && this.connection === self) this.flush();
+      },
+      onClose: (error: RespireError | undefined) => {
+        if (self === undefined || this.connection !== self) return;
+        this.connection = undefined;
+        this.onConnectionLost(error);
+      },
+      bind(connection: Connection) {
+        self = connection;
+      },
+    };
+  }
+
+  private onConnectionLost(error: RespireError | undefined): void {
+    this.lastError = error;
+    if (this.state === 'closing' || this.state === 'closed') {
+      this.failQueued(this.closedError());
+      this.notifyDrained();
+      return;
+    }
+    this.state = 'reconnecting';
+    this.stampQueued();
+    this.scheduleReconnect(
+      error ?? new RespireConnectionError('connection closed', { endpoint: this.endpoint }),
+    );
+  }
+
+  private scheduleReconnect(cause: RespireError): void {
+    const delay = this.options.reconnect === false ? false : this.options.reconnect(++this.attempt, cause);
+    if (delay === false) {
+      this.state = 'closed';
+      this.acquireTimer.cancel();
+      this.failQueued(this.unreachableError());
+      this.notifyDrained();
+      return;
+    }
+    this.reconnectTimer = setTimeout(this.reconnect, delay);
+  }
+
+  private readonly reconnect = (): void => {
+    this.reconnectTimer = undefined;
+    if (this.state !== 'reconnecting') return;
+    const events = this.eventsFor();
+    connect(this.options, events).then(
+      (connection) => {
+        if (this.state !== 'reconnecting') {
+          connection.destroy(undefined);
+          return;
+        }
+        events.bind(connection);
+        this.adopt(connection);
+      },
+      (error: RespireError) => {
+        this.lastError = error;
+        if (this.state === 'reconnecting') this.scheduleReconnect(error);
+      },
+    );
+  };
+
+  private clearReconnect(): void {
+    if (this.reconnectTimer !== undefined) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+  }
+
+  private failQueued(error: Error): void {
+    for (const queue of [this.queue, this.waiters]) {
+      for (let command = queue.shift(); command !== undefined; command = queue.shift()) command.reject(error);
+    }
+  }
+
+  /** Resolves once nothing is queued or waiting for room. */
+  private queueDrained(): Promise<void> {
+    if (this.queue.length === 0 && this.waiters.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  private notifyDrained(): void {
+    if (this.drainWaiters.length === 0 || this.queue.length !== 0 || this.waiters.length !== 0) return;
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  private closedError(): RespireConnectionError {
+    return new RespireConnectionError('the client is closed', { endpoint: this.endpoint, written: false });
+  }
+
+  private acquireError(timeoutMs: number): RespireTimeoutError {
+    return new RespireTimeoutError(
+      `no room in the send queue of ${this.endpoint.host}:${this.endpoint.port} within ${timeoutMs} ms`,
+      'acquire',
+      { endpoint: this.endpoint, timeoutMs, written: false },
+    );
+  }
+
+  /** No connection could be had: nothing was sent (seed 000: a selection failure). */
+  private unreachableError(): RespireConnectionError {
+    const cause = this.lastError;
+    return new RespireConnectionError(
+      `no connection to ${this.endpoint.host}:${this.endpoint.port}${cause ? `: ${cause.message}` : ''}`,
+      { endpoint: this.endpoint, cause, written: false },
+    );
+  }
+}
+
+function isLive(command: Command<unknown>): boolean {
+  return command.state !== CommandState.Settled;
+}

@@ -1,0 +1,150 @@
+// One command's life: queued (never sent, may be dropped), written (its reply is owed), settled.
+// The record is the only per-command allocation besides its promise (STYLE.md "Hot path").
+import type { RespireEndpoint } from '../errors.js';
+import type { RespArgument } from '../resp/encoder.js';
+import type { RespValue } from '../resp/types.js';
+
+/** Per-command options (API.md "Per-command options"). */
+export interface CommandOptions {
+  /** Aborting before the write drops the command; after it, the reply is read and discarded. */
+  signal?: AbortSignal | undefined;
+  /** Reply deadline in ms, counted from the write; overrides `commandTimeout`. 0 = none. */
+  timeout?: number | undefined;
+  /** Resolve once written; the reply is read and dropped. */
+  fireAndForget?: boolean | undefined;
+}
+
+/** Turns a raw reply into the value a typed helper promises. May throw; the command then rejects. */
+export type ReplyTransform<T> = (reply: RespValue) => T;
+
+export const CommandState = {
+  /** Not written: may still be dropped, and Redis never saw it. */
+  Queued: 0,
+  /** Written to the socket: its reply is owed. */
+  Written: 1,
+  Settled: 2,
+} as const;
+export type CommandState = (typeof CommandState)[keyof typeof CommandState];
+
+/** What the pipeline knows about a command beyond its arguments, as bits. */
+export const CommandFlags = {
+  None: 0,
+  /** Exempt from the reply deadline (BLPOP, WAIT, …). */
+  Blocking: 1,
+  FireAndForget: 2,
+  /** Part of the connection handshake: written before user commands, never gated. */
+  Handshake: 4,
+  /** A (P|S)(UN)SUBSCRIBE whose confirmations arrive as push frames (RESP3) or replies (RESP2). */
+  Subscription: 8,
+} as const;
+
+/**
+ * A command in flight. Settles exactly once: `resolve`/`reject` after the first call are no-ops.
+ * It is its own abort listener (`handleEvent`), so a long-lived signal shared by many commands
+ * allocates no closure per command and keeps no listener once the command settles.
+ */
+export class Command<T = RespValue> {
+  state: CommandState = CommandState.Queued;
+  /** Set when aborted after the write: the reply is still read, then dropped. */
+  discardReply = false;
+  /** Absolute deadline (clock ms) of the current phase: acquire while queued, reply once written. */
+  deadline = 0;
+  /** For subscriptions: how many confirmations complete the command. */
+  confirmationsLeft = 0;
+  /** Opaque slot for the admission gate (the circuit breaker's ticket). */
+  admission: unknown = undefined;
+  readonly promise: Promise<T>;
+  private settleResolve!: (value: T) => void;
+  private settleReject!: (error: unknown) => void;
+
+  constructor(
+    readonly args: readonly RespArgument[],
+    readonly flags: number,
+    readonly transform: ReplyTransform<T> | undefined,
+    readonly signal: AbortSignal | undefined,
+    /** Reply deadline in ms after the write; 0 = none. */
+    readonly timeoutMs: number,
+  ) {
+    this.promise = new Promise<T>((resolve, reject) => {
+      this.settleResolve = resolve;
+      this.settleReject = reject;
+    });
+    if (signal !== undefined) signal.addEventListener('abort', this);
+  }
+
+  /** The upper-cased command name, for messages and routing. */
+  get name(): string {
+    const first = this.args[0];
+    return typeof first === 'string' ? first.toUpperCase() : String(first);
+  }
+
+  get settled(): boolean {
+    return this.state === CommandState.Settled;
+  }
+
+  /** Delivers a reply: transformed, or rejected when it is an error reply or the transform throws. */
+  reply(value: RespValue): void {
+    if (this.state === CommandState.Settled) return;
+    if (this.discardReply) {
+      this.finish();
+      return;
+    }
+    if (value instanceof Error) {
+      this.reject(value);
+      return;
+    }
+    if (this.transform === undefined) {
+      this.resolve(value as T);
+      return;
+    }
+    let result: T;
+    try {
+      result = this.transform(value);
+    } catch (error) {
+      this.reject(error);
+      return;
+    }
+    this.resolve(result);
+  }
+
+  resolve(value: T): void {
+    if (this.state === CommandState.Settled) return;
+    this.finish();
+    this.settleResolve(value);
+  }
+
+  reject(error: unknown): void {
+    if (this.state === CommandState.Settled) return;
+    this.finish();
+    this.settleReject(error);
+  }
+
+  /** The abort listener: see CommandOptions.signal. The owner decides what "queued" means. */
+  handleEvent(): void {
+    if (this.state === CommandState.Settled) return;
+    const reason = this.signal!.reason;
+    if (this.state === CommandState.Written) {
+      // The reply is still owed on the wire; keep the slot so the FIFO stays aligned.
+      this.discardReply = true;
+      this.settleReject(reason);
+      this.removeListener();
+      return;
+    }
+    this.reject(reason);
+  }
+
+  private finish(): void {
+    const discarded = this.discardReply;
+    this.state = CommandState.Settled;
+    if (!discarded) this.removeListener();
+  }
+
+  private removeListener(): void {
+    if (this.signal !== undefined) this.signal.removeEventListener('abort', this);
+  }
+}
+
+/** Describes a command for error messages without leaking keys or values: its name only. */
+export function describeCommand(command: Command<unknown>, endpoint: RespireEndpoint): string {
+  return `${command.name} to ${endpoint.host}:${endpoint.port}`;
+}

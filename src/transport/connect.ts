@@ -1,0 +1,145 @@
+// Opens a ready connection: socket, then the handshake of PROTOCOL.md §1.4 (HELLO with AUTH and
+// SETNAME, RESP2 fallback, library info, SELECT, extra setup), all within `connectTimeout`. No user
+// command is written before this resolves.
+import {
+  RespireAuthenticationError,
+  RespireConnectionError,
+  type RespireEndpoint,
+  RespireError,
+  RespireServerError,
+  RespireTimeoutError,
+} from '../errors.js';
+import type { RespValue } from '../resp/types.js';
+import type { Clock } from '../util/clock.js';
+import { Connection, type ConnectionEvents } from './connection.js';
+import { openSocket, type TlsOption } from './socket.js';
+
+export const LIBRARY_NAME = 'respire';
+export const LIBRARY_VERSION = '0.1.0';
+
+export interface ConnectionSettings {
+  endpoint: RespireEndpoint;
+  tls: TlsOption;
+  /** 3 asks for RESP3 and falls back to RESP2 when the server has no HELLO; 2 forces RESP2. */
+  protocol: 2 | 3;
+  username: string | undefined;
+  password: string | undefined;
+  clientName: string | undefined;
+  database: number;
+  connectTimeout: number;
+  returnBuffers: boolean;
+  clock: Clock;
+  /** Commands to run after the handshake (READONLY, CLIENT TRACKING, …); each must succeed. */
+  setupCommands?: readonly (readonly string[])[] | undefined;
+}
+
+/** Error codes that mean the credentials were refused (PROTOCOL.md §1.4). */
+const AUTH_CODES = new Set(['WRONGPASS', 'NOAUTH', 'NOPERM', 'ERR_AUTH']);
+
+export async function connect(settings: ConnectionSettings, events: ConnectionEvents): Promise<Connection> {
+  const { endpoint, connectTimeout } = settings;
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () =>
+      deadline.abort(
+        new RespireTimeoutError(
+          `connecting to ${endpoint.host}:${endpoint.port} took over ${connectTimeout} ms`,
+          'connect',
+          {
+            endpoint,
+            timeoutMs: connectTimeout,
+            written: false,
+          },
+        ),
+      ),
+    connectTimeout,
+  );
+  let connection: Connection | undefined;
+  try {
+    const socket = await openSocket(endpoint, settings.tls, deadline.signal);
+    connection = new Connection(endpoint, socket, settings.clock, events, settings.returnBuffers);
+    const ready = connection;
+    await raceAbort(handshake(ready, settings), deadline.signal);
+    return ready;
+  } catch (error) {
+    connection?.destroy(undefined);
+    throw asConnectionError(error, endpoint);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function handshake(connection: Connection, settings: ConnectionSettings): Promise<void> {
+  const { username, password, clientName } = settings;
+  let resp3 = false;
+  if (settings.protocol === 3) {
+    const hello: string[] = ['HELLO', '3'];
+    if (password !== undefined) hello.push('AUTH', username ?? 'default', password);
+    if (clientName !== undefined) hello.push('SETNAME', clientName);
+    try {
+      await connection.request(hello);
+      resp3 = true;
+    } catch (error) {
+      // Servers before 6.0 have no HELLO; NOPROTO means no RESP3. Both continue in RESP2.
+      if (!(error instanceof RespireServerError && (error.code === 'NOPROTO' || isUnknownCommand(error)))) {
+        throw error;
+      }
+    }
+  }
+  connection.protocol = resp3 ? 3 : 2;
+  const setup: Promise<RespValue>[] = [];
+  if (!resp3) {
+    if (password !== undefined) {
+      setup.push(
+        connection.request(username === undefined ? ['AUTH', password] : ['AUTH', username, password]),
+      );
+    }
+    if (clientName !== undefined) setup.push(connection.request(['CLIENT', 'SETNAME', clientName]));
+  }
+  // Library identification is 7.2+; older servers answer an error that is fine to ignore.
+  const optional = [
+    connection.request(['CLIENT', 'SETINFO', 'LIB-NAME', LIBRARY_NAME]),
+    connection.request(['CLIENT', 'SETINFO', 'LIB-VER', LIBRARY_VERSION]),
+  ];
+  if (settings.database !== 0) setup.push(connection.request(['SELECT', String(settings.database)]));
+  for (const command of settings.setupCommands ?? []) setup.push(connection.request(command));
+  await Promise.all([...setup, ...optional.map((request) => request.catch(() => null))]);
+}
+
+function isUnknownCommand(error: RespireServerError): boolean {
+  return error.code === 'ERR' && error.message.includes('unknown command');
+}
+
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** The one place a handshake failure gets its meaning: auth refused, timeout, or connection error. */
+function asConnectionError(error: unknown, endpoint: RespireEndpoint): RespireError {
+  if (error instanceof RespireServerError) {
+    const message = `handshake with ${endpoint.host}:${endpoint.port} failed: ${error.message}`;
+    return AUTH_CODES.has(error.code)
+      ? new RespireAuthenticationError(message, { endpoint, cause: error, written: false })
+      : new RespireConnectionError(message, { endpoint, cause: error, written: false });
+  }
+  if (error instanceof RespireError) return error;
+  return new RespireConnectionError(`cannot connect to ${endpoint.host}:${endpoint.port}: ${String(error)}`, {
+    endpoint,
+    cause: error,
+    written: false,
+  });
+}

@@ -1,0 +1,341 @@
+// One socket's lifetime: writes queued commands in batches, matches replies to them in FIFO order,
+// routes push frames, enforces reply deadlines, and fails what it owes when it dies. It never
+// reconnects; the Channel above it does (STYLE.md: node-redis's two queues, undici's cursors).
+import type net from 'node:net';
+import {
+  RespireConnectionError,
+  type RespireEndpoint,
+  type RespireError,
+  RespireProtocolError,
+  RespireTimeoutError,
+} from '../errors.js';
+import { RespDecoder } from '../resp/decoder.js';
+import { CommandEncoder } from '../resp/encoder.js';
+import type { RespValue } from '../resp/types.js';
+import type { Clock } from '../util/clock.js';
+import { RingQueue } from '../util/ring-queue.js';
+import { Command, CommandFlags, CommandState } from './command.js';
+import { DeadlineTimer } from './deadline-timer.js';
+
+/** Bytes encoded before a socket write is issued mid-flush, so huge batches stream out. */
+const WRITE_CHUNK_BYTES = 256 * 1024;
+
+/** Asked right before each command is written; the circuit breaker implements it (issue 5). */
+export interface AdmissionGate {
+  /** Returns undefined to admit, or the error to reject the command with (nothing is sent). */
+  admit(command: Command<unknown>): Error | undefined;
+}
+
+export interface ConnectionEvents {
+  /** A push frame (RESP3 `>`, or a RESP2 pub/sub message on a subscribed connection). */
+  onPush(frame: RespValue[]): void;
+  /** The socket can take more bytes after a write returned false. */
+  onDrain(): void;
+  /** The connection ended; `error` is undefined only after `close()`/`destroy()` without one. */
+  onClose(error: RespireError | undefined): void;
+}
+
+const SUBSCRIPTION_KINDS = new Set([
+  'subscribe',
+  'psubscribe',
+  'ssubscribe',
+  'unsubscribe',
+  'punsubscribe',
+  'sunsubscribe',
+]);
+const MESSAGE_KINDS = new Set(['message', 'pmessage', 'smessage']);
+
+export class Connection {
+  /** RESP version in effect; the handshake may lower it to 2. */
+  protocol: 2 | 3 = 2;
+  private readonly decoder: RespDecoder;
+  private readonly encoder = new CommandEncoder();
+  private readonly inflight = new RingQueue<Command<unknown>>(64);
+  private readonly timer: DeadlineTimer;
+  private waitingForDrain = false;
+  private closed = false;
+  /** QUIT was sent: the server closing the socket is the expected end, not a failure. */
+  private quitting = false;
+  private idleWaiters: (() => void)[] = [];
+  /** RESP2 subscriber mode: subscriptions the server reported in its last confirmation. */
+  private subscriptionCount = 0;
+
+  constructor(
+    readonly endpoint: RespireEndpoint,
+    private readonly socket: net.Socket,
+    private readonly clock: Clock,
+    private readonly events: ConnectionEvents,
+    returnBuffers: boolean,
+  ) {
+    this.decoder = new RespDecoder({ onReply: this.onReply, onPush: this.onPush, returnBuffers });
+    this.timer = new DeadlineTimer(clock, this.onDeadline);
+    socket.on('data', this.onData);
+    socket.on('drain', this.onSocketDrain);
+    socket.on('error', this.onSocketError);
+    socket.on('close', this.onSocketClose);
+  }
+
+  /** Commands written and still owed a reply (including ones whose caller stopped waiting). */
+  get inflightCount(): number {
+    return this.inflight.length;
+  }
+
+  /** Whether the connection can take writes now. */
+  get writable(): boolean {
+    return !this.closed && !this.waitingForDrain;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * Writes commands from `queue` until it is empty or the socket asks to drain. A command crosses
+   * from queued to written when it is encoded into a socket write; settled (aborted) ones are
+   * dropped unsent. Returns how many were written.
+   */
+  writeFrom(queue: RingQueue<Command<unknown>>, gate: AdmissionGate | undefined): number {
+    if (!this.writable) return 0;
+    const now = this.clock.now();
+    const encoder = this.encoder;
+    let written = 0;
+    for (let command = queue.shift(); command !== undefined; command = queue.shift()) {
+      if (command.state === CommandState.Settled) continue;
+      if (gate !== undefined) {
+        const rejection = gate.admit(command);
+        if (rejection !== undefined) {
+          command.reject(rejection);
+          continue;
+        }
+      }
+      try {
+        encoder.encode(command.args);
+      } catch (error) {
+        command.reject(error);
+        continue;
+      }
+      this.track(command, now);
+      written++;
+      if (encoder.byteLength >= WRITE_CHUNK_BYTES && !this.socket.write(encoder.take())) {
+        this.waitingForDrain = true;
+        break;
+      }
+    }
+    if (encoder.byteLength > 0 && !this.socket.write(encoder.take())) this.waitingForDrain = true;
+    return written;
+  }
+
+  /** Writes one command at once, ahead of any queue: for the handshake and connection setup. */
+  request(args: readonly (string | Buffer)[]): Promise<RespValue> {
+    const command = new Command<RespValue>(args, CommandFlags.Handshake, undefined, undefined, 0);
+    if (this.closed) {
+      command.reject(
+        new RespireConnectionError('connection is closed', { endpoint: this.endpoint, written: false }),
+      );
+      return command.promise;
+    }
+    this.encoder.encode(args);
+    this.track(command as Command<unknown>, this.clock.now());
+    this.socket.write(this.encoder.take());
+    return command.promise;
+  }
+
+  /** Resolves once no reply is owed (or the connection is gone). */
+  whenIdle(): Promise<void> {
+    if (this.inflight.length === 0 || this.closed) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Sends QUIT after what is in flight and waits for the server to close the socket. */
+  quit(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.quitting = true;
+    return new Promise((resolve) => {
+      this.socket.once('close', () => resolve());
+      this.request(['QUIT']).then(
+        () => this.socket.end(),
+        () => this.destroy(undefined),
+      );
+    });
+  }
+
+  /** Closes the socket now; what is in flight fails with `error` (or a generic closed error). */
+  destroy(error: RespireError | undefined): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.timer.cancel();
+    this.failInflight(
+      error ??
+        new RespireConnectionError('connection closed by the client', {
+          endpoint: this.endpoint,
+          written: true,
+        }),
+    );
+    this.socket.destroy();
+    this.wakeIdle();
+    this.events.onClose(error);
+  }
+
+  private track(command: Command<unknown>, now: number): void {
+    command.state = CommandState.Written;
+    if (command.timeoutMs > 0 && (command.flags & CommandFlags.Blocking) === 0) {
+      command.deadline = now + command.timeoutMs;
+      this.timer.arm(command.deadline);
+    }
+    this.inflight.push(command);
+    if ((command.flags & CommandFlags.FireAndForget) !== 0) command.resolve(undefined);
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    try {
+      this.decoder.write(chunk);
+    } catch (error) {
+      this.destroy(
+        error instanceof RespireProtocolError
+          ? error
+          : new RespireProtocolError(`cannot process a reply: ${String(error)}`, {
+              endpoint: this.endpoint,
+              cause: error,
+            }),
+      );
+    }
+  };
+
+  private readonly onReply = (value: RespValue): void => {
+    const command = this.inflight.peek();
+    if (command === undefined) {
+      throw new RespireProtocolError('the server sent a reply no command was waiting for', {
+        endpoint: this.endpoint,
+      });
+    }
+    if ((command.flags & CommandFlags.Subscription) !== 0 || this.subscriptionCount > 0) {
+      if (this.protocol === 2 && this.onResp2PubSub(value, command)) return;
+    }
+    this.inflight.shift();
+    command.reply(value);
+    if (this.idleWaiters.length !== 0 && this.inflight.length === 0) this.wakeIdle();
+  };
+
+  private wakeIdle(): void {
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  private readonly onPush = (frame: RespValue[]): void => {
+    this.confirmSubscription(frame);
+    this.events.onPush(frame);
+  };
+
+  /** RESP2 pub/sub arrives as plain arrays (PROTOCOL.md §1.3); returns true when it was one. */
+  private onResp2PubSub(value: RespValue, head: Command<unknown>): boolean {
+    if (!Array.isArray(value) || value.length < 2) return false;
+    const kind = kindOf(value);
+    if (MESSAGE_KINDS.has(kind) && this.subscriptionCount > 0) {
+      this.events.onPush(value);
+      return true;
+    }
+    if (!SUBSCRIPTION_KINDS.has(kind) || (head.flags & CommandFlags.Subscription) === 0) return false;
+    this.onPush(value);
+    return true;
+  }
+
+  /** A (un)subscribe confirmation counts toward the (P|S)(UN)SUBSCRIBE command at the head. */
+  private confirmSubscription(frame: RespValue[]): void {
+    const kind = kindOf(frame);
+    if (!SUBSCRIPTION_KINDS.has(kind)) return;
+    const count = frame[2];
+    if (typeof count === 'number') this.subscriptionCount = count;
+    const head = this.inflight.peek();
+    if (
+      head === undefined ||
+      (head.flags & CommandFlags.Subscription) === 0 ||
+      head.name.toLowerCase() !== kind
+    ) {
+      return;
+    }
+    if (--head.confirmationsLeft > 0) return;
+    this.inflight.shift();
+    head.resolve(undefined);
+  }
+
+  /** The deadline timer fired: a written command past its reply deadline dooms the connection. */
+  private readonly onDeadline = (now: number): number => {
+    let next = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.inflight.length; i++) {
+      const command = this.inflight.at(i)!;
+      if (command.deadline === 0) continue;
+      if (command.deadline <= now) {
+        this.timeOut(command);
+        return Number.POSITIVE_INFINITY;
+      }
+      if (command.deadline < next) next = command.deadline;
+    }
+    return next;
+  };
+
+  private timeOut(command: Command<unknown>): void {
+    command.reject(
+      new RespireTimeoutError(`no reply to ${command.name} within ${command.timeoutMs} ms`, 'response', {
+        endpoint: this.endpoint,
+        timeoutMs: command.timeoutMs,
+        written: true,
+      }),
+    );
+    // Replies may still arrive for it, so the FIFO can no longer be trusted: replace the connection.
+    this.destroy(
+      new RespireConnectionError(`connection replaced: ${command.name} passed its reply deadline`, {
+        endpoint: this.endpoint,
+        written: true,
+      }),
+    );
+  }
+
+  private failInflight(error: RespireError): void {
+    for (let command = this.inflight.shift(); command !== undefined; command = this.inflight.shift()) {
+      command.reject(error);
+    }
+  }
+
+  private readonly onSocketDrain = (): void => {
+    this.waitingForDrain = false;
+    this.events.onDrain();
+  };
+
+  private readonly onSocketError = (error: Error): void => {
+    this.destroy(
+      new RespireConnectionError(
+        `connection to ${this.endpoint.host}:${this.endpoint.port} failed: ${error.message}`,
+        {
+          endpoint: this.endpoint,
+          cause: error,
+          written: true,
+        },
+      ),
+    );
+  };
+
+  private readonly onSocketClose = (): void => {
+    if (this.quitting && this.inflight.length === 0) {
+      this.destroy(undefined);
+      return;
+    }
+    this.destroy(
+      new RespireConnectionError(
+        `connection to ${this.endpoint.host}:${this.endpoint.port} closed by the server`,
+        {
+          endpoint: this.endpoint,
+          written: true,
+        },
+      ),
+    );
+  };
+}
+
+/** The lower-cased first element of a pub/sub frame (`message`, `subscribe`, …), or ''. */
+function kindOf(frame: RespValue[]): string {
+  const first = frame[0];
+  if (typeof first === 'string') return first.toLowerCase();
+  if (Buffer.isBuffer(first)) return first.toString('latin1').toLowerCase();
+  return '';
+}

@@ -1,0 +1,42 @@
+// One timer per connection, armed at the earliest outstanding deadline (STYLE.md "Async, time,
+// randomness"): commands carry absolute deadlines and the owner settles every expired one in a
+// single pass when the timer fires, so no command ever gets a setTimeout of its own.
+import type { Clock } from '../util/clock.js';
+
+export class DeadlineTimer {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private armedAt = Number.POSITIVE_INFINITY;
+
+  /**
+   * @param onExpire called with the current time when the armed deadline is reached; returns the
+   *   next deadline still outstanding, or Infinity for none.
+   */
+  constructor(
+    private readonly clock: Clock,
+    private readonly onExpire: (now: number) => number,
+  ) {}
+
+  /** Makes sure the timer fires no later than `deadline`. Cheap when an earlier one is armed. */
+  arm(deadline: number): void {
+    if (deadline >= this.armedAt) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.armedAt = deadline;
+    const delay = Math.max(0, Math.ceil(deadline - this.clock.now()));
+    this.timer = setTimeout(this.fire, delay);
+    // A pending deadline alone must not keep the process alive; sockets do that.
+    this.timer.unref();
+  }
+
+  cancel(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.armedAt = Number.POSITIVE_INFINITY;
+  }
+
+  private readonly fire = (): void => {
+    this.timer = undefined;
+    this.armedAt = Number.POSITIVE_INFINITY;
+    const next = this.onExpire(this.clock.now());
+    if (next !== Number.POSITIVE_INFINITY) this.arm(next);
+  };
+}
