@@ -100,9 +100,33 @@ export class RespireServerError extends RespireError {
 
   constructor(message: string, options: RespireErrorOptions = {}) {
     super(message, options);
-    const space = message.indexOf(' ');
-    this.code = space === -1 ? message : message.slice(0, space);
+    this.code = errorCode(message);
   }
+
+  /**
+   * An error reply as the decoder delivers it. Error replies are values (an EXEC result may hold
+   * many), and the native Error constructor costs far more than decoding the frame, while its
+   * stack would only show the decoder's loop. So this builds the same object, with the same own
+   * properties and prototype chain (`instanceof` works), without calling it; `stack` is the first
+   * line a native one would have. (Unlike a native Error's, its `message`
+   * and `stack` are enumerable, and `util.types.isNativeError` says false.)
+   */
+  static fromReply(message: string): RespireServerError {
+    const error = Object.create(RespireServerError.prototype) as {
+      -readonly [K in keyof RespireServerError]: unknown;
+    };
+    error.stack = `RespireServerError: ${message}`;
+    error.message = message;
+    error.name = 'RespireServerError';
+    error.endpoint = undefined;
+    error.code = errorCode(message);
+    return error as RespireServerError;
+  }
+}
+
+function errorCode(message: string): string {
+  const space = message.indexOf(' ');
+  return space === -1 ? message : message.slice(0, space);
 }
 
 /** Rejected by an open circuit; nothing was sent. */

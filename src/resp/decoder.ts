@@ -86,6 +86,7 @@ export class RespDecoder {
   private payloadFilled = 0;
 
   private readonly values: ValueAssembler;
+  private readonly handlers: RespDecoderOptions;
 
   /** Stream offset of the current buffer's first byte. */
   private base = 0;
@@ -95,6 +96,7 @@ export class RespDecoder {
   private next = 0;
 
   constructor(options: RespDecoderOptions) {
+    this.handlers = options;
     this.values = new ValueAssembler(options, options.returnBuffers === true);
     this.returnBuffers = options.returnBuffers === true;
     this.maxDepth = options.maxNestingDepth ?? DEFAULT_MAX_NESTING_DEPTH;
@@ -145,6 +147,7 @@ export class RespDecoder {
   private parse(buf: Buffer): void {
     const end = buf.length;
     const values = this.values;
+    const handlers = this.handlers;
     let pos = 0;
     if (this.payloadType !== 0) {
       // A payload cut by the previous chunk's end.
@@ -152,127 +155,195 @@ export class RespDecoder {
       if (pos === -1) return;
     }
     while (pos < end) {
-      const type = buf[pos]!;
-      if (values.inStreamedString && type !== STREAM_CHUNK) {
-        this.fail('expected a `;` chunk inside a streamed string', pos);
-      }
-      let value: RespValue;
-      switch (type) {
-        case BULK_STRING:
-        case VERBATIM:
-        case BLOB_ERROR:
-        case STREAM_CHUNK: {
-          const length = this.readLength(buf, pos);
-          if (length === INCOMPLETE) {
-            this.holdLine(buf, pos);
-            return;
+      // Fast paths, inline and call-free, for the commonest complete tokens: a bulk string wholly
+      // in this chunk, a short integer, `+OK`, a null. Anything else, or anything unusual about
+      // these, takes the general path, which checks everything.
+      let value: RespValue = null;
+      let next = -1;
+      if (!values.inStreamedString) {
+        const type = buf[pos];
+        if (type === BULK_STRING) {
+          let p = pos + 1;
+          let c = buf[p];
+          let length = 0;
+          while (c !== undefined && c >= 0x30 && c <= 0x39 && p - pos < 11) {
+            length = length * 10 + (c - 0x30);
+            c = buf[++p];
           }
-          const header = pos;
-          pos = this.next;
-          if (length === NULL_LENGTH && type === BULK_STRING) {
-            value = null;
-            break;
-          }
-          if (length === STREAMED && type === BULK_STRING && !values.inStreamedString) {
-            values.openStreamedString();
-            continue;
-          }
-          if (length < 0) this.fail('invalid length', header + 1);
-          if (type === STREAM_CHUNK) {
-            if (!values.inStreamedString) this.fail('`;` chunk outside a streamed string', header);
-            if (length === 0) {
-              value = values.closeStreamedString();
-              break;
+          const start = p + 2;
+          const stop = start + length;
+          if (
+            c === CR &&
+            p > pos + 1 &&
+            buf[p + 1] === LF &&
+            length <= this.maxBulk &&
+            p - pos - 1 <= this.maxBulk
+          ) {
+            if (stop + 2 <= end && buf[stop] === CR && buf[stop + 1] === LF) {
+              value = this.returnBuffers ? buf.subarray(start, stop) : utf8Text(buf, start, stop);
+              next = stop + 2;
             }
           }
-          if (length > this.maxBulk) this.fail(`payload of ${length} bytes exceeds maxBulkLength`, header);
-          if (type === BULK_STRING && end - pos >= length + 2) {
-            // The common case, a bulk string wholly in this chunk, without the payload machinery.
-            const stop = pos + length;
-            if (buf[stop] !== CR || buf[stop + 1] !== LF) this.fail('missing CRLF after a payload', stop);
-            value = this.returnBuffers ? buf.subarray(pos, stop) : utf8Text(buf, pos, stop);
-            pos = stop + 2;
-            break;
+        } else if (type === INTEGER) {
+          let p = pos + 1;
+          let c = buf[p];
+          const negative = c === MINUS;
+          if (negative) c = buf[++p];
+          let integer = 0;
+          const digits = p;
+          while (c !== undefined && c >= 0x30 && c <= 0x39 && p - digits < INLINE_DIGITS) {
+            integer = integer * 10 + (c - 0x30);
+            c = buf[++p];
           }
-          this.payloadType = type;
-          this.payloadLength = length;
-          this.payloadOffset = this.base + pos;
-          pos = this.readPayload(buf, pos);
-          if (pos === -1) return;
-          continue;
+          if (c === CR && p > digits && buf[p + 1] === LF && p - pos - 1 <= this.maxBulk) {
+            value = negative && integer !== 0 ? -integer : integer;
+            next = p + 2;
+          }
+        } else if (type === SIMPLE_STRING) {
+          if (buf[pos + 1] === 0x4f && buf[pos + 2] === 0x4b && buf[pos + 3] === CR && buf[pos + 4] === LF) {
+            value = this.returnBuffers ? buf.subarray(pos + 1, pos + 3) : 'OK';
+            next = pos + 5;
+          }
+        } else if (type === NULL) {
+          if (buf[pos + 1] === CR && buf[pos + 2] === LF) next = pos + 3;
         }
-        case INTEGER: {
-          const integer = this.readInteger(buf, pos);
-          if (integer === undefined) {
-            this.holdLine(buf, pos);
-            return;
-          }
-          value = integer;
-          pos = this.next;
-          break;
-        }
-        case SIMPLE_STRING:
-        case SIMPLE_ERROR:
-        case DOUBLE:
-        case BIG_NUMBER: {
-          const stop = this.lineEnd(buf, pos + 1);
-          if (stop === -1) {
-            this.holdLine(buf, pos);
-            return;
-          }
-          value = this.readLineValue(type, buf, pos + 1, stop);
-          pos = this.next;
-          break;
-        }
-        case NULL:
-        case BOOLEAN:
-        case STREAM_END: {
-          const stop = this.lineEnd(buf, pos + 1);
-          if (stop === -1) {
-            this.holdLine(buf, pos);
-            return;
-          }
-          const header = pos;
-          pos = this.next;
-          if (type === STREAM_END) {
-            if (stop !== header + 1) this.fail('unexpected bytes after `.`', header + 1);
-            this.cursor = pos;
-            const aggregate = this.closeStreamedAggregate(header);
-            if (aggregate === undefined) continue;
-            value = aggregate;
-            break;
-          }
-          value = this.readFixedValue(type, buf, header + 1, stop);
-          break;
-        }
-        case ARRAY:
-        case SET:
-        case MAP:
-        case PUSH:
-        case ATTRIBUTE: {
-          const count = this.readLength(buf, pos);
-          if (count === INCOMPLETE) {
-            this.holdLine(buf, pos);
-            return;
-          }
-          const header = pos;
-          pos = this.next;
-          if (count === NULL_LENGTH && type === ARRAY) {
-            value = null;
-            break;
-          }
-          this.cursor = pos;
-          const empty = this.openAggregate(type, count, header);
-          if (empty === undefined) continue;
-          value = empty;
-          break;
-        }
-        default:
-          this.fail(`unknown type byte 0x${type.toString(16).padStart(2, '0')}`, pos);
       }
+      if (next === -1) {
+        pos = this.parseToken(buf, pos);
+        if (pos === -1) return;
+        continue;
+      }
+      pos = next;
       this.cursor = pos;
-      values.add(value);
+      if (values.depth === 0) handlers.onReply(value);
+      else values.add(value);
     }
+  }
+
+  /** The general path: one token of any type at `pos`. Returns the index after it, or -1 to stop. */
+  private parseToken(buf: Buffer, pos: number): number {
+    const end = buf.length;
+    const values = this.values;
+    const type = buf[pos]!;
+    if (values.inStreamedString && type !== STREAM_CHUNK) {
+      this.fail('expected a `;` chunk inside a streamed string', pos);
+    }
+    let value: RespValue;
+    switch (type) {
+      case BULK_STRING:
+      case VERBATIM:
+      case BLOB_ERROR:
+      case STREAM_CHUNK: {
+        const length = this.readLength(buf, pos);
+        if (length === INCOMPLETE) {
+          this.holdLine(buf, pos);
+          return -1;
+        }
+        const header = pos;
+        pos = this.next;
+        if (length === NULL_LENGTH && type === BULK_STRING) {
+          value = null;
+          break;
+        }
+        if (length === STREAMED && type === BULK_STRING && !values.inStreamedString) {
+          values.openStreamedString();
+          return pos;
+        }
+        if (length < 0) this.fail('invalid length', header + 1);
+        if (type === STREAM_CHUNK) {
+          if (!values.inStreamedString) this.fail('`;` chunk outside a streamed string', header);
+          if (length === 0) {
+            value = values.closeStreamedString();
+            break;
+          }
+        }
+        if (length > this.maxBulk) this.fail(`payload of ${length} bytes exceeds maxBulkLength`, header);
+        if (type === BULK_STRING && end - pos >= length + 2) {
+          // The common case, a bulk string wholly in this chunk, without the payload machinery.
+          const stop = pos + length;
+          if (buf[stop] !== CR || buf[stop + 1] !== LF) this.fail('missing CRLF after a payload', stop);
+          value = this.returnBuffers ? buf.subarray(pos, stop) : utf8Text(buf, pos, stop);
+          pos = stop + 2;
+          break;
+        }
+        this.payloadType = type;
+        this.payloadLength = length;
+        this.payloadOffset = this.base + pos;
+        pos = this.readPayload(buf, pos);
+        return pos;
+      }
+      case INTEGER: {
+        const integer = this.readInteger(buf, pos);
+        if (integer === undefined) {
+          this.holdLine(buf, pos);
+          return -1;
+        }
+        value = integer;
+        pos = this.next;
+        break;
+      }
+      case SIMPLE_STRING:
+      case SIMPLE_ERROR:
+      case DOUBLE:
+      case BIG_NUMBER: {
+        const stop = this.lineEnd(buf, pos + 1);
+        if (stop === -1) {
+          this.holdLine(buf, pos);
+          return -1;
+        }
+        value = this.readLineValue(type, buf, pos + 1, stop);
+        pos = this.next;
+        break;
+      }
+      case NULL:
+      case BOOLEAN:
+      case STREAM_END: {
+        const stop = this.lineEnd(buf, pos + 1);
+        if (stop === -1) {
+          this.holdLine(buf, pos);
+          return -1;
+        }
+        const header = pos;
+        pos = this.next;
+        if (type === STREAM_END) {
+          if (stop !== header + 1) this.fail('unexpected bytes after `.`', header + 1);
+          this.cursor = pos;
+          const aggregate = this.closeStreamedAggregate(header);
+          if (aggregate === undefined) return pos;
+          value = aggregate;
+          break;
+        }
+        value = this.readFixedValue(type, buf, header + 1, stop);
+        break;
+      }
+      case ARRAY:
+      case SET:
+      case MAP:
+      case PUSH:
+      case ATTRIBUTE: {
+        const count = this.readLength(buf, pos);
+        if (count === INCOMPLETE) {
+          this.holdLine(buf, pos);
+          return -1;
+        }
+        const header = pos;
+        pos = this.next;
+        if (count === NULL_LENGTH && type === ARRAY) {
+          value = null;
+          break;
+        }
+        this.cursor = pos;
+        const empty = this.openAggregate(type, count, header);
+        if (empty === undefined) return pos;
+        value = empty;
+        break;
+      }
+      default:
+        this.fail(`unknown type byte 0x${type.toString(16).padStart(2, '0')}`, pos);
+    }
+    this.cursor = pos;
+    values.add(value);
+    return pos;
   }
 
   /**
@@ -316,7 +387,7 @@ export class RespDecoder {
       this.values.addChunk(src.subarray(start, stop));
       return;
     } else if (type === BLOB_ERROR) {
-      value = serverError(utf8Text(src, start, stop));
+      value = RespireServerError.fromReply(utf8Text(src, start, stop));
     } else {
       // Verbatim: `fmt:` then the text (PROTOCOL.md §1.1); the format is dropped.
       if (stop - start < 4 || src[start + 3] !== COLON) {
@@ -402,7 +473,7 @@ export class RespDecoder {
   private readLineValue(type: number, buf: Buffer, start: number, stop: number): RespValue {
     if (type === SIMPLE_STRING)
       return this.returnBuffers ? buf.subarray(start, stop) : utf8Text(buf, start, stop);
-    if (type === SIMPLE_ERROR) return serverError(utf8Text(buf, start, stop));
+    if (type === SIMPLE_ERROR) return RespireServerError.fromReply(utf8Text(buf, start, stop));
     const value = type === DOUBLE ? readDouble(buf, start, stop) : readBigNumber(buf, start, stop);
     if (value === undefined) this.fail(type === DOUBLE ? 'invalid double' : 'invalid big number', start);
     return value;
@@ -478,16 +549,4 @@ export class RespDecoder {
     this.failure = new RespireProtocolError(`malformed RESP: ${message} at byte ${offset}`, { offset });
     throw this.failure;
   }
-}
-
-/**
- * An error reply as a value. Its stack would only show the decoder's loop, so none is captured:
- * that makes an error reply about as cheap as any other.
- */
-function serverError(message: string): RespireServerError {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  const error = new RespireServerError(message);
-  Error.stackTraceLimit = limit;
-  return error;
 }
