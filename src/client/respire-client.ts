@@ -15,6 +15,7 @@ import { isBlockingCommand } from './command-traits.js';
 import { Commander } from './commander.js';
 import { DedicatedPool } from './dedicated-pool.js';
 import { type ResolvedOptions, type RespireOptions, resolveOptions } from './options.js';
+import { type PubSubListener, Subscriber } from './pubsub.js';
 import { isReadOnlyCommand } from './read-only-commands.js';
 
 export class RespireClient extends Commander {
@@ -27,6 +28,8 @@ export class RespireClient extends Commander {
 
   private readonly main: Channel;
   private readonly dedicated: DedicatedPool;
+  /** Pub/sub on a connection of its own, opened on the first subscribe (pubsub.ts). */
+  private readonly subscriber: Subscriber;
   private closing: Promise<void> | undefined;
 
   private constructor(private readonly options: ResolvedOptions) {
@@ -34,6 +37,7 @@ export class RespireClient extends Commander {
     const channelOptions: ChannelOptions = { ...options, tls: options.tls };
     this.main = new Channel(channelOptions);
     this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
+    this.subscriber = new Subscriber({ channel: channelOptions, commandTimeout: options.commandTimeout });
   }
 
   /** The configured data endpoint. */
@@ -52,11 +56,50 @@ export class RespireClient extends Commander {
   }
 
   /**
+   * SUBSCRIBE: `listener` hears every message on these channels. Runs on a dedicated subscriber
+   * connection, restored after a reconnect; resolves once the server confirmed. A listener that
+   * throws does not keep the message from the others; its error is rethrown from a microtask.
+   */
+  subscribe(channels: string | readonly string[], listener: PubSubListener): Promise<void> {
+    return this.subscriber.subscribe('channel', channels, listener);
+  }
+
+  /** PSUBSCRIBE: as `subscribe`, for glob patterns; listeners also get the matching pattern. */
+  psubscribe(patterns: string | readonly string[], listener: PubSubListener): Promise<void> {
+    return this.subscriber.subscribe('pattern', patterns, listener);
+  }
+
+  /** SSUBSCRIBE: as `subscribe`, for shard channels (SPUBLISH). */
+  ssubscribe(shardChannels: string | readonly string[], listener: PubSubListener): Promise<void> {
+    return this.subscriber.subscribe('shard', shardChannels, listener);
+  }
+
+  /**
+   * Takes `listener` (every listener when omitted) off these channels (every channel when omitted).
+   * A channel left without listeners is unsubscribed; resolves once the server confirmed.
+   */
+  unsubscribe(channels?: string | readonly string[], listener?: PubSubListener): Promise<void> {
+    return this.subscriber.unsubscribe('channel', channels, listener);
+  }
+
+  /** As `unsubscribe`, for patterns. */
+  punsubscribe(patterns?: string | readonly string[], listener?: PubSubListener): Promise<void> {
+    return this.subscriber.unsubscribe('pattern', patterns, listener);
+  }
+
+  /** As `unsubscribe`, for shard channels. */
+  sunsubscribe(shardChannels?: string | readonly string[], listener?: PubSubListener): Promise<void> {
+    return this.subscriber.unsubscribe('shard', shardChannels, listener);
+  }
+
+  /**
    * Waits for every reply in flight, then closes all connections. Commands issued after this
    * reject with RespireConnectionError (`written: false`).
    */
   close(): Promise<void> {
-    this.closing ??= Promise.all([this.main.close(), this.dedicated.close()]).then(() => undefined);
+    this.closing ??= Promise.all([this.main.close(), this.dedicated.close(), this.subscriber.close()]).then(
+      () => undefined,
+    );
     return this.closing;
   }
 
@@ -64,6 +107,7 @@ export class RespireClient extends Commander {
   destroy(): void {
     this.main.destroy();
     this.dedicated.destroy();
+    this.subscriber.destroy();
   }
 
   [Symbol.asyncDispose](): Promise<void> {

@@ -1,0 +1,112 @@
+// The SCAN family's shared parts (issue 3): argument lists, the `[cursor, elements]` reply, and the
+// cursor loop behind the async iterators, which holds one page at a time and stops on abort.
+import type { RespArgument } from '../resp/encoder.js';
+import type { RespValue } from '../resp/types.js';
+import type { RedisArgument } from './commands/caller.js';
+import { asString, unexpected } from './commands/reply.js';
+
+export interface ScanOptions {
+  /** MATCH: only elements matching this glob pattern (filtered after the fetch, per page). */
+  match?: RedisArgument | undefined;
+  /** COUNT: a hint of how much work one call does (Redis default 10). A positive integer. */
+  count?: number | undefined;
+  /** Stops the iteration: the pending call and the iterator reject with `signal.reason`. */
+  signal?: AbortSignal | undefined;
+  /** Reply deadline of each call, ms (overrides `commandTimeout`). */
+  timeout?: number | undefined;
+}
+
+export interface KeyScanOptions extends ScanOptions {
+  /** TYPE: only keys of this type (`string`, `hash`, `zset`, …). */
+  type?: string | undefined;
+}
+
+/** One call's worth: the cursor to continue from (`'0'` when done) and what this call returned. */
+export interface ScanPage<T> {
+  cursor: string;
+  items: T[];
+}
+
+/** The arguments of `SCAN cursor …` or `HSCAN key cursor …`. */
+export function scanArguments(
+  head: readonly RespArgument[],
+  cursor: string | number | bigint,
+  options: KeyScanOptions | undefined,
+): RespArgument[] {
+  const args: RespArgument[] = [...head, String(cursor)];
+  if (options === undefined) return args;
+  if (options.match !== undefined) args.push('MATCH', options.match);
+  if (options.count !== undefined) {
+    if (!Number.isInteger(options.count) || options.count < 1) {
+      throw new TypeError(`count must be a positive integer, got ${String(options.count)}`);
+    }
+    args.push('COUNT', options.count);
+  }
+  if (options.type !== undefined) args.push('TYPE', options.type);
+  return args;
+}
+
+/** Splits a SCAN-family reply into its cursor and its flat element list. */
+export function scanReply(reply: RespValue): { cursor: string; elements: RespValue[] } {
+  if (!Array.isArray(reply) || reply.length !== 2 || !Array.isArray(reply[1])) {
+    throw unexpected(reply, 'a [cursor, elements] pair');
+  }
+  return { cursor: asString(reply[0]!), elements: reply[1] };
+}
+
+export function stringPage(reply: RespValue): ScanPage<string> {
+  const { cursor, elements } = scanReply(reply);
+  return { cursor, items: elements.map(asString) };
+}
+
+/** HSCAN: field, value, field, value… as `[field, value]` pairs. */
+export function fieldValuePage(reply: RespValue): ScanPage<[string, string]> {
+  const { cursor, elements } = scanReply(reply);
+  const items: [string, string][] = [];
+  for (let i = 0; i + 1 < elements.length; i += 2) {
+    items.push([asString(elements[i]!), asString(elements[i + 1]!)]);
+  }
+  return { cursor, items };
+}
+
+/** ZSCAN: member, score, member, score… as `[member, score]` pairs. */
+export function memberScorePage(reply: RespValue): ScanPage<[string, number]> {
+  const { cursor, elements } = scanReply(reply);
+  const items: [string, number][] = [];
+  for (let i = 0; i + 1 < elements.length; i += 2) {
+    items.push([asString(elements[i]!), parseScore(elements[i + 1]!)]);
+  }
+  return { cursor, items };
+}
+
+/** A score as Redis writes it: a decimal, `inf`/`-inf` (no JavaScript `Infinity` spelling), or a double. */
+export function parseScore(value: RespValue): number {
+  if (typeof value === 'number') return value;
+  const text = asString(value).toLowerCase();
+  if (text === 'inf' || text === '+inf') return Number.POSITIVE_INFINITY;
+  if (text === '-inf') return Number.NEGATIVE_INFINITY;
+  const score = Number(text);
+  if (text.length === 0 || Number.isNaN(score)) throw unexpected(value, 'a score');
+  return score;
+}
+
+/**
+ * Calls `fetch` from cursor 0 until the server returns cursor 0, yielding each page's items before
+ * asking for the next, so at most one page is held. Redis may return an element more than once
+ * (SCAN guarantees only that elements present throughout are returned at least once).
+ */
+export async function* iterateCursor<T>(
+  fetch: (cursor: string) => Promise<ScanPage<T>>,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<T, void, undefined> {
+  let cursor = '0';
+  do {
+    signal?.throwIfAborted();
+    const page = await fetch(cursor);
+    cursor = page.cursor;
+    for (const item of page.items) {
+      yield item;
+      signal?.throwIfAborted();
+    }
+  } while (cursor !== '0');
+}

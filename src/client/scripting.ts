@@ -1,0 +1,77 @@
+// Lua scripts by SHA1 (issue 3): `defineScript(lua).run(keys, args)` sends EVALSHA and, only when
+// the server answers NOSCRIPT, EVAL once. NOSCRIPT means the script did not run, so the EVAL is
+// the first execution, never a retry of a write that may have happened.
+import { createHash } from 'node:crypto';
+import { RespireServerError } from '../errors.js';
+import type { RespArgument } from '../resp/encoder.js';
+import type { RespValue } from '../resp/types.js';
+import type { CommandOptions } from '../transport/command.js';
+import type { CommandCaller, RedisArgument } from './commands/caller.js';
+
+/** A script argument (ARGV): strings and Buffers as they are, numbers as decimal text. */
+export type ScriptArgument = RedisArgument | number | bigint;
+
+export interface ScriptOptions {
+  /** Send EVALSHA_RO/EVAL_RO: the script may not write (Redis 7), so replicas may run it. */
+  readOnly?: boolean | undefined;
+}
+
+/** `EVAL script|sha numkeys key… arg…` (also EVALSHA, FCALL and their _RO forms). */
+export function scriptArguments(
+  command: string,
+  scriptOrName: RedisArgument,
+  keys: readonly RedisArgument[],
+  args: readonly ScriptArgument[],
+): RespArgument[] {
+  return [command, scriptOrName, keys.length, ...keys, ...args];
+}
+
+/** The SHA1 Redis files a script under: lower-case hex of its bytes (SCRIPT LOAD's answer). */
+export function scriptSha(lua: string | Buffer): string {
+  return createHash('sha1').update(lua).digest('hex');
+}
+
+export class RedisScript {
+  /** SHA1 of the source, as SCRIPT LOAD would return it. */
+  readonly sha: string;
+  private readonly evalCommand: string;
+  private readonly evalShaCommand: string;
+
+  constructor(
+    private readonly caller: CommandCaller,
+    readonly lua: string | Buffer,
+    options: ScriptOptions = {},
+  ) {
+    this.sha = scriptSha(lua);
+    this.evalCommand = options.readOnly === true ? 'EVAL_RO' : 'EVAL';
+    this.evalShaCommand = options.readOnly === true ? 'EVALSHA_RO' : 'EVALSHA';
+  }
+
+  /**
+   * Runs the script by SHA; when the server does not have it (NOSCRIPT: nothing ran), sends the
+   * source with EVAL, which also caches it. Any other outcome, error or not, is final.
+   */
+  run(
+    keys: readonly RedisArgument[] = [],
+    args: readonly ScriptArgument[] = [],
+    options?: CommandOptions,
+  ): Promise<RespValue> {
+    const bySha = this.caller.call<RespValue>(
+      scriptArguments(this.evalShaCommand, this.sha, keys, args),
+      undefined,
+      options,
+    );
+    return bySha.catch((error: unknown) => {
+      if (!isNoScript(error)) throw error;
+      return this.caller.call<RespValue>(
+        scriptArguments(this.evalCommand, this.lua, keys, args),
+        undefined,
+        options,
+      );
+    });
+  }
+}
+
+function isNoScript(error: unknown): boolean {
+  return error instanceof RespireServerError && error.code === 'NOSCRIPT';
+}
