@@ -5,8 +5,8 @@ import { RespireConfigurationError, RespireError } from '../errors.js';
 export type RespArgument = string | Uint8Array | number | bigint;
 
 /**
- * Node's `Buffer` string writers without the argument normalisation of `buf.write()`. They are
- * undocumented but have been on `Buffer.prototype` since Node 0.x; `@types/node` omits them.
+ * Node's `Buffer` string writers without the argument normalisation of `buf.write()`: undocumented
+ * but long-standing `Buffer.prototype` methods that `@types/node` omits. The tests exercise both.
  */
 interface RawStringWriters {
   latin1Write(text: string, offset: number, length: number): number;
@@ -15,7 +15,9 @@ interface RawStringWriters {
 
 // Strings up to this many UTF-16 units are scanned and copied by a charCodeAt loop, which beats a
 // call into C++ below it (measured with .tmp/encoder). At most 33: the upper bound of a short
-// string's header assumes 3 × units has two digits.
+// string's header assumes 3 × units has two digits. Measured on Node 20: a `class … extends
+// String` anywhere in the process (ioredis has one) turns String.prototype into a dictionary and
+// makes every charCodeAt about 4 times slower, so compare encoders in separate processes.
 const SHORT_STRING_UNITS = 32;
 // Uint8Arrays up to this many bytes are copied byte by byte rather than by `TypedArray#set`.
 const SHORT_BYTES = 16;
@@ -30,7 +32,7 @@ const EXPECTED = 'expected a string, Uint8Array, finite number or bigint';
 // Numbers that are not 32-bit integers, and bigints, are replaced by their decimal text.
 let scratchArgs: (string | Uint8Array | number | undefined)[] = [];
 let scratchLengths: number[] = [];
-/** Scratch grown past this many entries by a huge command is dropped after it. */
+/** Scratch that a huge command grew past this many entries is replaced at the next command. */
 const SCRATCH_RETAINED_ENTRIES = 4096;
 
 /**
@@ -65,7 +67,7 @@ export interface CommandEncoderOptions {
   initialCapacity?: number;
   /**
    * Largest internal buffer kept after `take()` or `clear()`; a larger one is replaced by one of
-   * `initialCapacity`. Default 1 MiB (or `initialCapacity` if larger); at least `initialCapacity`.
+   * `initialCapacity`. Default 4 MiB (or `initialCapacity` if larger); at least `initialCapacity`.
    */
   maxRetainedCapacity?: number;
 }
@@ -93,7 +95,7 @@ export class CommandEncoder {
     if (!Number.isSafeInteger(initial) || initial < 64) {
       throw new RespireConfigurationError('initialCapacity', initial, 'an integer of at least 64 (bytes)');
     }
-    const retained = options.maxRetainedCapacity ?? Math.max(initial, 1024 * 1024);
+    const retained = options.maxRetainedCapacity ?? Math.max(initial, 4 * 1024 * 1024);
     if (!Number.isSafeInteger(retained) || retained < initial) {
       throw new RespireConfigurationError(
         'maxRetainedCapacity',
@@ -284,9 +286,7 @@ function writeShortString(out: Buffer, pos: number, text: string): number {
   if (bits < 0x80) {
     pos += units;
   } else {
-    const length = shortUtf8Length(text);
-    pos = writeHeader(out, header, length);
-    pos += (out as unknown as RawStringWriters).utf8Write(text, pos, length);
+    pos = writeShortUtf8(out, writeHeader(out, header, shortUtf8Length(text)), text);
   }
   out[pos] = CR;
   out[pos + 1] = LF;
@@ -298,7 +298,10 @@ function writeString(out: Buffer, pos: number, text: string, length: number): nu
   pos = writeHeader(out, pos, length);
   const units = text.length;
   if (length !== units) {
-    pos += (out as unknown as RawStringWriters).utf8Write(text, pos, length);
+    pos =
+      units <= SHORT_STRING_UNITS
+        ? writeShortUtf8(out, pos, text)
+        : pos + (out as unknown as RawStringWriters).utf8Write(text, pos, length);
   } else if (units <= SHORT_STRING_UNITS) {
     // UTF-8 length equals UTF-16 length only for pure ASCII, where latin1 bytes are UTF-8 bytes.
     for (let j = 0; j < units; j++) out[pos + j] = text.charCodeAt(j);
@@ -333,6 +336,35 @@ function shortUtf8Length(text: string): number {
     }
   }
   return length;
+}
+
+/**
+ * Writes a short string as UTF-8 at `pos` in JavaScript, cheaper than a call into C++ at this size;
+ * returns the end. Same bytes as `Buffer.from(text)`: a lone surrogate becomes U+FFFD.
+ */
+function writeShortUtf8(out: Buffer, pos: number, text: string): number {
+  const units = text.length;
+  for (let j = 0; j < units; j++) {
+    let unit = text.charCodeAt(j);
+    if (unit < 0x80) {
+      out[pos++] = unit;
+    } else if (unit < 0x800) {
+      out[pos++] = 0xc0 | (unit >> 6);
+      out[pos++] = 0x80 | (unit & 0x3f);
+    } else if (unit <= 0xdbff && unit >= 0xd800 && isLowSurrogate(text.charCodeAt(j + 1))) {
+      const point = 0x10000 + ((unit - 0xd800) << 10) + (text.charCodeAt(++j) - 0xdc00);
+      out[pos++] = 0xf0 | (point >> 18);
+      out[pos++] = 0x80 | ((point >> 12) & 0x3f);
+      out[pos++] = 0x80 | ((point >> 6) & 0x3f);
+      out[pos++] = 0x80 | (point & 0x3f);
+    } else {
+      if (unit >= 0xd800 && unit <= 0xdfff) unit = 0xfffd;
+      out[pos++] = 0xe0 | (unit >> 12);
+      out[pos++] = 0x80 | ((unit >> 6) & 0x3f);
+      out[pos++] = 0x80 | (unit & 0x3f);
+    }
+  }
+  return pos;
 }
 
 /** `charCodeAt` past the end is NaN, which is not a low surrogate. */

@@ -206,6 +206,16 @@ describe('CommandEncoder', () => {
     expect(encoder.take()).toEqual(Buffer.alloc(0));
   });
 
+  it('writes short non-ASCII strings the same as encodeCommand, header growing from 1 to 2 digits', () => {
+    const args = ['SET', '日本日本日本日本', 'é', '😀x', '\ud800', 'abc\udfff', 'ü'.repeat(32)];
+    const encoder = new CommandEncoder();
+    encoder.encode(args);
+    const taken = encoder.take();
+    expect(taken).toEqual(encodeCommand(args));
+    expect(taken.toString('latin1')).toContain('$24\r\n');
+    expect(parseCommands(taken)).toEqual([args.map((arg) => Buffer.from(arg))]);
+  });
+
   it('grows by doubling and keeps earlier commands intact', () => {
     const encoder = new CommandEncoder({ initialCapacity: 64 });
     const capacities = new Set<number>();
