@@ -99,13 +99,20 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
     );
   }
   const random = options.random ?? systemRandom;
+  if (options.retry !== undefined && (options.retry === null || typeof options.retry !== 'object')) {
+    throw new RespireConfigurationError(
+      'retry',
+      options.retry,
+      '{ maxAttempts } with maxAttempts from 1 through 100',
+    );
+  }
   return {
     endpoint: parseEndpoint(endpoints[0], 'endpoints[0]'),
     username: optionalString(options.username, 'username'),
     password: optionalString(options.password, 'password'),
     clientName: clientName(options.clientName),
     database: integer(options.database, 'database', 0, 0, 2 ** 31 - 1),
-    tls: options.tls,
+    tls: tlsOption(options.tls),
     protocol: protocol(options.protocol),
     connectTimeout: integer(options.connectTimeout, 'connectTimeout', 5000, 1, MAX_TIMEOUT_MS),
     commandTimeout: integer(options.commandTimeout, 'commandTimeout', 5000, 0, MAX_TIMEOUT_MS),
@@ -147,6 +154,14 @@ function clientName(value: unknown): string | undefined {
     );
   }
   return name;
+}
+
+function tlsOption(value: unknown): boolean | tls.ConnectionOptions | undefined {
+  if (value === undefined || typeof value === 'boolean') return value;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new RespireConfigurationError('tls', value, 'true, false or a tls.ConnectionOptions object');
+  }
+  return value as tls.ConnectionOptions;
 }
 
 function protocol(value: unknown): 2 | 3 {

@@ -95,6 +95,9 @@ async function handshake(connection: Connection, settings: ConnectionSettings): 
       );
     }
     if (clientName !== undefined) setup.push(connection.request(['CLIENT', 'SETNAME', clientName]));
+    // Without AUTH nothing above proves the server lets us in: 7.0 answers an unknown subcommand
+    // (CLIENT SETINFO) before it checks authentication. PING gets NOAUTH when a password is needed.
+    if (password === undefined) setup.push(connection.request(['PING']));
   }
   // Library identification is 7.2+; older servers answer an error that is fine to ignore.
   const optional = [
