@@ -203,13 +203,18 @@ export class Connection {
 
   private readonly onReply = (value: RespValue): void => {
     const command = this.inflight.peek();
+    // RESP2 subscriber mode: messages arrive as plain arrays, mostly while nothing is in flight.
+    if (
+      command === undefined ||
+      (command.flags & CommandFlags.Subscription) !== 0 ||
+      this.subscriptionCount > 0
+    ) {
+      if (this.protocol === 2 && this.onResp2PubSub(value, command)) return;
+    }
     if (command === undefined) {
       throw new RespireProtocolError('the server sent a reply no command was waiting for', {
         endpoint: this.endpoint,
       });
-    }
-    if ((command.flags & CommandFlags.Subscription) !== 0 || this.subscriptionCount > 0) {
-      if (this.protocol === 2 && this.onResp2PubSub(value, command)) return;
     }
     this.inflight.shift();
     command.reply(value);
@@ -228,14 +233,18 @@ export class Connection {
   };
 
   /** RESP2 pub/sub arrives as plain arrays (PROTOCOL.md §1.3); returns true when it was one. */
-  private onResp2PubSub(value: RespValue, head: Command<unknown>): boolean {
+  private onResp2PubSub(value: RespValue, head: Command<unknown> | undefined): boolean {
     if (!Array.isArray(value) || value.length < 2) return false;
     const kind = kindOf(value);
-    if (MESSAGE_KINDS.has(kind) && this.subscriptionCount > 0) {
+    // With nothing in flight it cannot be a reply. (The count alone misleads: SUNSUBSCRIBE reports
+    // shard subscriptions only, so it can read 0 while channels are still subscribed.)
+    if (MESSAGE_KINDS.has(kind) && (this.subscriptionCount > 0 || head === undefined)) {
       this.events.onPush(value);
       return true;
     }
-    if (!SUBSCRIPTION_KINDS.has(kind) || (head.flags & CommandFlags.Subscription) === 0) return false;
+    if (!SUBSCRIPTION_KINDS.has(kind)) return false;
+    // A confirmation nobody asked for is the server's own (SUNSUBSCRIBE after a slot moved).
+    if (head !== undefined && (head.flags & CommandFlags.Subscription) === 0) return false;
     this.onPush(value);
     return true;
   }
