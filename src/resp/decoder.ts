@@ -26,24 +26,15 @@ import {
   STREAM_END,
   VERBATIM,
 } from './frame-types.js';
-import { readBigNumber, readDouble, readLongInteger, utf8Text } from './scalars.js';
+import { INCOMPLETE, INLINE_DIGITS, LineReader, NULL_LENGTH, STREAMED } from './line-reader.js';
+import { readBigNumber, readDouble, utf8Text } from './scalars.js';
 import type { RespDecoderOptions, RespValue } from './types.js';
 import { UNTIL_END, ValueAssembler } from './value-assembler.js';
 
 const CR = 0x0d;
 const LF = 0x0a;
 const MINUS = 0x2d;
-const PLUS = 0x2b;
-const QUESTION = 0x3f;
 const COLON = 0x3a;
-
-// What `readLength` returns besides a length.
-const NULL_LENGTH = -1;
-const INCOMPLETE = -2;
-const STREAMED = -3;
-
-/** Integers of at most this many digits are exact in a double and parsed inline. */
-const INLINE_DIGITS = 15;
 
 export const DEFAULT_MAX_NESTING_DEPTH = 1_000_000;
 export const DEFAULT_MAX_BULK_LENGTH = 512 * 1024 * 1024;
@@ -92,8 +83,7 @@ export class RespDecoder {
   private base = 0;
   /** Index in the current buffer just past the last delivered value. */
   private cursor = 0;
-  /** Index just past the line that `readLength`/`lineEnd` last read. */
-  private next = 0;
+  private readonly lines: LineReader;
 
   constructor(options: RespDecoderOptions) {
     this.handlers = options;
@@ -102,6 +92,7 @@ export class RespDecoder {
     this.maxDepth = options.maxNestingDepth ?? DEFAULT_MAX_NESTING_DEPTH;
     this.maxBulk = options.maxBulkLength ?? DEFAULT_MAX_BULK_LENGTH;
     this.maxAggregate = options.maxAggregateLength ?? DEFAULT_MAX_AGGREGATE_LENGTH;
+    this.lines = new LineReader(this.maxBulk, (message, index) => this.fail(message, index));
   }
 
   /** Decodes the next bytes of the stream. Throws RespireProtocolError on malformed input. */
@@ -234,13 +225,13 @@ export class RespDecoder {
       case VERBATIM:
       case BLOB_ERROR:
       case STREAM_CHUNK: {
-        const length = this.readLength(buf, pos);
+        const length = this.lines.readLength(buf, pos);
         if (length === INCOMPLETE) {
           this.holdLine(buf, pos);
           return -1;
         }
         const header = pos;
-        pos = this.next;
+        pos = this.lines.next;
         if (length === NULL_LENGTH && type === BULK_STRING) {
           value = null;
           break;
@@ -273,38 +264,38 @@ export class RespDecoder {
         return pos;
       }
       case INTEGER: {
-        const integer = this.readInteger(buf, pos);
+        const integer = this.lines.readInteger(buf, pos);
         if (integer === undefined) {
           this.holdLine(buf, pos);
           return -1;
         }
         value = integer;
-        pos = this.next;
+        pos = this.lines.next;
         break;
       }
       case SIMPLE_STRING:
       case SIMPLE_ERROR:
       case DOUBLE:
       case BIG_NUMBER: {
-        const stop = this.lineEnd(buf, pos + 1);
+        const stop = this.lines.lineEnd(buf, pos + 1);
         if (stop === -1) {
           this.holdLine(buf, pos);
           return -1;
         }
         value = this.readLineValue(type, buf, pos + 1, stop);
-        pos = this.next;
+        pos = this.lines.next;
         break;
       }
       case NULL:
       case BOOLEAN:
       case STREAM_END: {
-        const stop = this.lineEnd(buf, pos + 1);
+        const stop = this.lines.lineEnd(buf, pos + 1);
         if (stop === -1) {
           this.holdLine(buf, pos);
           return -1;
         }
         const header = pos;
-        pos = this.next;
+        pos = this.lines.next;
         if (type === STREAM_END) {
           if (stop !== header + 1) this.fail('unexpected bytes after `.`', header + 1);
           this.cursor = pos;
@@ -321,13 +312,13 @@ export class RespDecoder {
       case MAP:
       case PUSH:
       case ATTRIBUTE: {
-        const count = this.readLength(buf, pos);
+        const count = this.lines.readLength(buf, pos);
         if (count === INCOMPLETE) {
           this.holdLine(buf, pos);
           return -1;
         }
         const header = pos;
-        pos = this.next;
+        pos = this.lines.next;
         if (count === NULL_LENGTH && type === ARRAY) {
           value = null;
           break;
@@ -397,77 +388,6 @@ export class RespDecoder {
     }
     this.cursor = resume;
     this.values.add(value);
-  }
-
-  /**
-   * Reads the length line of a `$ = ! ; * ~ % > |` frame at `pos`: a non-negative decimal, `-1`
-   * (NULL_LENGTH) or `?` (STREAMED); INCOMPLETE when its CRLF has not arrived. Sets `next`.
-   */
-  private readLength(buf: Buffer, pos: number): number {
-    const end = buf.length;
-    let p = pos + 1;
-    if (p < end && buf[p] === QUESTION) {
-      const stop = this.lineEnd(buf, p + 1);
-      if (stop === -1) return INCOMPLETE;
-      if (stop !== p + 1) this.fail('unexpected bytes after `?`', p + 1);
-      return STREAMED;
-    }
-    const negative = p < end && buf[p] === MINUS;
-    if (negative) p++;
-    const digits = p;
-    let length = 0;
-    for (; p < end; p++) {
-      const c = buf[p]!;
-      if (c === CR) break;
-      if (c < 0x30 || c > 0x39) this.fail('invalid length', p);
-      length = length * 10 + (c - 0x30);
-    }
-    if (p + 1 >= end) return INCOMPLETE;
-    if (buf[p + 1] !== LF) this.fail('CR not followed by LF', p + 1);
-    if (p === digits) this.fail('empty length', p);
-    if (p - pos - 1 > this.maxBulk) this.fail('line longer than maxBulkLength', pos + 1);
-    this.next = p + 2;
-    if (!negative) return length;
-    if (length !== 1 || p - digits !== 1) this.fail('negative length', pos + 1);
-    return NULL_LENGTH;
-  }
-
-  /** Reads an integer line at `pos`; undefined when its CRLF has not arrived. Sets `next`. */
-  private readInteger(buf: Buffer, pos: number): number | bigint | undefined {
-    const end = buf.length;
-    let p = pos + 1;
-    const negative = p < end && buf[p] === MINUS;
-    if (negative || (p < end && buf[p] === PLUS)) p++;
-    const digits = p;
-    let value = 0;
-    for (; p < end; p++) {
-      const c = buf[p]!;
-      if (c === CR) break;
-      if (c < 0x30 || c > 0x39) this.fail('invalid integer', p);
-      value = value * 10 + (c - 0x30);
-    }
-    if (p + 1 >= end) return undefined;
-    if (buf[p + 1] !== LF) this.fail('CR not followed by LF', p + 1);
-    if (p === digits) this.fail('empty integer', p);
-    if (p - pos - 1 > this.maxBulk) this.fail('line longer than maxBulkLength', pos + 1);
-    this.next = p + 2;
-    if (p - digits > INLINE_DIGITS) return readLongInteger(buf, pos + 1, p)!;
-    return negative && value !== 0 ? -value : value;
-  }
-
-  /** Index of the CR ending the line whose text starts at `from`, or -1 if not all here. Sets `next`. */
-  private lineEnd(buf: Buffer, from: number): number {
-    const end = buf.length;
-    // Short lines (`+OK`) are the rule: scan them inline; hand long ones to the native search.
-    const inlineStop = Math.min(from + 16, end);
-    let p = from;
-    while (p < inlineStop && buf[p] !== CR) p++;
-    if (p === inlineStop && p < end) p = buf.indexOf(CR, p);
-    if (p === -1 || p + 1 >= end) return -1;
-    if (buf[p + 1] !== LF) this.fail('CR not followed by LF', p + 1);
-    if (p - from > this.maxBulk) this.fail('line longer than maxBulkLength', from);
-    this.next = p + 2;
-    return p;
   }
 
   private readLineValue(type: number, buf: Buffer, start: number, stop: number): RespValue {
