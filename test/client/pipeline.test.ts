@@ -1,0 +1,367 @@
+// The automatic pipeline against a real server (issue 3 "Pipeline"): one write per tick, pauses for
+// drain, fireAndForget, AbortSignal before and after the write, listener hygiene, and blocking
+// commands on dedicated connections exempt from commandTimeout.
+import { getEventListeners } from 'node:events';
+import net from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { RespireClient, type RespireOptions } from '../../src/index.js';
+import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
+import { useRedisServer } from '../kit/vitest-redis.js';
+
+const server = useRedisServer();
+const clients: RespireClient[] = [];
+const proxies: FaultProxy[] = [];
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const client of clients.splice(0)) client.destroy();
+  await Promise.all(proxies.splice(0).map((proxy) => proxy.stop()));
+});
+
+async function open(options: Partial<RespireOptions> = {}, port = server.port): Promise<RespireClient> {
+  const client = await RespireClient.connect({ endpoints: [{ host: server.host, port }], ...options });
+  clients.push(client);
+  return client;
+}
+
+async function proxied(options: Partial<RespireOptions> = {}, maxQueuedBytes?: number) {
+  const proxy = await startFaultProxy({
+    target: { host: server.host, port: server.port },
+    ...(maxQueuedBytes === undefined ? {} : { maxQueuedBytes }),
+  });
+  proxies.push(proxy);
+  const client = await open(options, proxy.port);
+  return { proxy, client };
+}
+
+/** Byte length of a command as RESP on the wire (PROTOCOL.md §1.5). */
+function wireLength(args: readonly string[]): number {
+  let length = `*${args.length}\r\n`.length;
+  for (const arg of args) {
+    const bytes = Buffer.byteLength(arg);
+    length += `$${bytes}\r\n`.length + bytes + 2;
+  }
+  return length;
+}
+
+interface WriteRecord {
+  bytes: number;
+  needDrainBefore: boolean;
+}
+
+/** Records every socket write whose peer is `port` (the client's side; the server is another process). */
+function spyOnWritesTo(port: number): WriteRecord[] {
+  const writes: WriteRecord[] = [];
+  const original = net.Socket.prototype.write;
+  vi.spyOn(net.Socket.prototype, 'write').mockImplementation(function (
+    this: net.Socket,
+    ...args: Parameters<net.Socket['write']>
+  ) {
+    if (this.remotePort === port) {
+      const chunk = args[0];
+      writes.push({
+        bytes: typeof chunk === 'string' ? Buffer.byteLength(chunk) : (chunk as Uint8Array).byteLength,
+        needDrainBefore: this.writableNeedDrain,
+      });
+    }
+    return original.apply(this, args);
+  });
+  return writes;
+}
+
+function settled<T>(promise: Promise<T>): { done: boolean; promise: Promise<T> } {
+  const state = { done: false, promise };
+  promise.then(
+    () => {
+      state.done = true;
+    },
+    () => {
+      state.done = true;
+    },
+  );
+  return state;
+}
+
+describe('automatic pipelining', () => {
+  it('writes every command issued in one tick in a single socket write', async () => {
+    const redis = await open();
+    const writes = spyOnWritesTo(server.port);
+    const commands: string[][] = [];
+    const pending: Promise<unknown>[] = [];
+    for (let i = 0; i < 300; i++) {
+      const args =
+        i % 3 === 0
+          ? ['SET', `tick:${i}`, `v${i}`]
+          : i % 3 === 1
+            ? ['GET', `tick:${i - 1}`]
+            : ['INCR', `tick:n:${i}`];
+      commands.push(args);
+      pending.push(redis.send(args));
+    }
+    const replies = await Promise.all(pending);
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.bytes).toBe(commands.reduce((sum, args) => sum + wireLength(args), 0));
+    for (let i = 0; i < 300; i++) {
+      const expected = i % 3 === 0 ? 'OK' : i % 3 === 1 ? `v${i - 1}` : 1;
+      expect(replies[i]).toBe(expected);
+    }
+  });
+
+  it('writes commands of separate ticks in separate writes', async () => {
+    const redis = await open();
+    const writes = spyOnWritesTo(server.port);
+    const first = redis.echo('a');
+    await Promise.resolve().then(() => new Promise((resolve) => setImmediate(resolve)));
+    const second = redis.echo('b');
+    expect(await Promise.all([first, second])).toEqual(['a', 'b']);
+    expect(writes).toHaveLength(2);
+  });
+
+  it('stops writing while the socket needs to drain, and resumes after', async () => {
+    // The proxy holds 64 KiB, so a 40 MiB burst cannot leave the client's socket at once.
+    const { proxy, client: redis } = await proxied({ commandTimeout: 0 }, 64 * 1024);
+    const writes = spyOnWritesTo(proxy.port);
+    await proxy.setMode('blackhole');
+    const value = 'x'.repeat(100 * 1024);
+    const sets = Array.from({ length: 400 }, (_, i) => redis.set(`drain:${i}`, value));
+    await proxy.waitUntil((p) => p.pausedReads > 0);
+    const writesWhileBlocked = writes.length;
+    expect(writes.some((write) => write.needDrainBefore)).toBe(false);
+    await proxy.setMode('pass');
+    expect(new Set(await Promise.all(sets))).toEqual(new Set(['OK']));
+    // Never wrote into a socket that had asked to drain, and did not write everything up front.
+    expect(writes.filter((write) => write.needDrainBefore)).toEqual([]);
+    expect(writesWhileBlocked).toBeLessThan(writes.length);
+    expect(await redis.send(['STRLEN', 'drain:399'])).toBe(value.length);
+  });
+});
+
+describe('fireAndForget', () => {
+  it('resolves once written, and the next reply is still its own', async () => {
+    const { proxy, client: redis } = await proxied();
+    await proxy.setMode('blackhole');
+    const before = proxy.bytesFromClient;
+    const fired = redis.send(['INCR', 'ff:counter'], { fireAndForget: true });
+    // Resolves while its reply cannot arrive: it was written, that is all it waits for.
+    await expect(fired).resolves.toBeUndefined();
+    await proxy.waitForClientBytes(before + wireLength(['INCR', 'ff:counter']));
+    const echo = redis.echo('mine');
+    const get = redis.get('ff:counter');
+    await proxy.setMode('pass');
+    expect(await echo).toBe('mine');
+    expect(await get).toBe('1');
+  });
+
+  it('drops an error reply of a fire-and-forget command without disturbing the FIFO', async () => {
+    const redis = await open();
+    await redis.set('ff:string', 'text');
+    await expect(redis.send(['LPUSH', 'ff:string', 'x'], { fireAndForget: true })).resolves.toBeUndefined();
+    const echoes = await Promise.all(Array.from({ length: 50 }, (_, i) => redis.echo(`e${i}`)));
+    expect(echoes).toEqual(Array.from({ length: 50 }, (_, i) => `e${i}`));
+  });
+});
+
+describe('AbortSignal', () => {
+  it('drops a command aborted before its write: never sent, rejects with the reason', async () => {
+    const redis = await open();
+    const writes = spyOnWritesTo(server.port);
+    const controller = new AbortController();
+    const reason = new Error('changed my mind');
+    const set = redis.set('abort:before', 'v', { signal: controller.signal });
+    controller.abort(reason);
+    await expect(set).rejects.toBe(reason);
+    expect(writes).toHaveLength(0);
+    expect(await redis.get('abort:before')).toBeNull();
+  });
+
+  it('rejects at once when the signal is already aborted', async () => {
+    const redis = await open();
+    const signal = AbortSignal.abort();
+    await expect(redis.set('abort:pre', 'v', { signal })).rejects.toBe(signal.reason);
+    expect((signal.reason as Error).name).toBe('AbortError');
+    expect(await redis.get('abort:pre')).toBeNull();
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+  });
+
+  it('after the write: rejects with the reason, discards the reply, stays aligned', async () => {
+    const { proxy, client: redis } = await proxied();
+    await proxy.setMode('blackhole');
+    const controller = new AbortController();
+    const reason = new Error('too slow for me');
+    const before = proxy.bytesFromClient;
+    const incr = redis.send(['INCR', 'abort:after'], { signal: controller.signal });
+    await proxy.waitForClientBytes(before + wireLength(['INCR', 'abort:after']));
+    controller.abort(reason);
+    // Rejects now, while the reply is still held by the partition.
+    await expect(incr).rejects.toBe(reason);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    const echo = redis.echo('next');
+    const tail = Promise.all(Array.from({ length: 20 }, (_, i) => redis.echo(`tail${i}`)));
+    await proxy.setMode('pass');
+    expect(await echo).toBe('next');
+    expect(await tail).toEqual(Array.from({ length: 20 }, (_, i) => `tail${i}`));
+    // It was sent, so it ran; the same connection is still in use.
+    expect(await redis.get('abort:after')).toBe('1');
+    expect(proxy.connectionsAccepted).toBe(1);
+  });
+
+  it('aborts many written commands in a pipeline and keeps every other reply its own', async () => {
+    const { proxy, client: redis } = await proxied();
+    await proxy.setMode('delay', 20, 'toClient');
+    const controllers = Array.from({ length: 200 }, () => new AbortController());
+    const results = controllers.map((controller, i) => redis.echo(`m${i}`, { signal: controller.signal }));
+    await proxy.waitForClientBytes(
+      controllers.reduce((sum, _, i) => sum + wireLength(['ECHO', `m${i}`]), proxy.bytesFromClient),
+    );
+    controllers.forEach((controller, i) => {
+      if (i % 2 === 0) controller.abort(i);
+    });
+    const outcomes = await Promise.allSettled(results);
+    outcomes.forEach((outcome, i) => {
+      if (i % 2 === 0) expect(outcome).toEqual({ status: 'rejected', reason: i });
+      else expect(outcome).toEqual({ status: 'fulfilled', value: `m${i}` });
+    });
+    expect(await redis.echo('after')).toBe('after');
+  });
+
+  it('leaves no listener behind on a long-lived signal after a million commands', async () => {
+    const redis = await open();
+    const controller = new AbortController();
+    const { signal } = controller;
+    const total = 1_000_000;
+    const batch = 2000;
+    let maxListeners = 0;
+    for (let sent = 0; sent < total; sent += batch) {
+      const pending: Promise<unknown>[] = new Array(batch);
+      for (let i = 0; i < batch; i++) pending[i] = redis.ping(undefined, { signal });
+      maxListeners = Math.max(maxListeners, getEventListeners(signal, 'abort').length);
+      const replies = await Promise.all(pending);
+      if (replies[batch - 1] !== 'PONG') throw new Error(`unexpected reply ${String(replies[batch - 1])}`);
+      expect(getEventListeners(signal, 'abort').length).toBe(0);
+    }
+    // While in flight each command is reachable from the signal at most once.
+    expect(maxListeners).toBeLessThanOrEqual(batch);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+  });
+
+  it('leaves no listener behind after aborts, timeouts, errors and fire-and-forget', async () => {
+    const { proxy, client: redis } = await proxied();
+    const signal = new AbortController().signal;
+    await redis.set('listeners:string', 'x');
+    await Promise.allSettled([
+      redis.send(['LPUSH', 'listeners:string', 'y'], { signal }),
+      redis.send(['SET', 'listeners:ff', '1'], { signal, fireAndForget: true }),
+      redis.send(['GET', 'listeners:ff'], { signal }),
+    ]);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+    // A reply deadline passes: the command and what shared its connection fail.
+    await proxy.setMode('blackhole');
+    const timedOut = Promise.allSettled([
+      redis.send(['GET', 'listeners:ff'], { signal, timeout: 50 }),
+      redis.send(['GET', 'listeners:ff'], { signal, timeout: 10_000 }),
+    ]);
+    const outcomes = await timedOut;
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+    await proxy.setMode('pass');
+    // Aborted after the write, while queued behind the partition, and before the write.
+    await proxy.setMode('blackhole');
+    const afterWrite = new AbortController();
+    const inflight = redis.echo('w', { signal: afterWrite.signal });
+    await proxy.waitForClientBytes(proxy.bytesFromClient + wireLength(['ECHO', 'w']));
+    afterWrite.abort();
+    await expect(inflight).rejects.toBe(afterWrite.signal.reason);
+    const beforeWrite = new AbortController();
+    const queued = redis.echo('q', { signal: beforeWrite.signal });
+    beforeWrite.abort();
+    await expect(queued).rejects.toBe(beforeWrite.signal.reason);
+    expect(getEventListeners(afterWrite.signal, 'abort')).toHaveLength(0);
+    expect(getEventListeners(beforeWrite.signal, 'abort')).toHaveLength(0);
+    await proxy.setMode('pass');
+    expect(await redis.echo('end', { signal })).toBe('end');
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+  });
+
+  it('does not make Node warn about an EventTarget leak when commands share a signal', async () => {
+    const redis = await open();
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const signal = new AbortController().signal;
+      const replies = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => redis.echo(`s${i}`, { signal })),
+      );
+      expect(replies[99]).toBe('s99');
+      // Warnings are emitted on a later tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
+
+/** CLIENT LIST lines of clients blocked in BLPOP, once there are `count` (asks up to 500 times). */
+async function blockedClients(redis: RespireClient, count: number): Promise<string[]> {
+  let lines: string[] = [];
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const list = String(await redis.send(['CLIENT', 'LIST']));
+    lines = list.split('\n').filter((line) => line.includes('cmd=blpop') && line.includes('flags=b'));
+    if (lines.length >= count) return lines;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`expected ${count} clients blocked in BLPOP, saw ${lines.length}`);
+}
+
+describe('blocking commands', () => {
+  it('are exempt from commandTimeout', async () => {
+    const redis = await open({ commandTimeout: 100 });
+    // Each blocks server-side for 300 ms, three times the reply deadline of ordinary commands.
+    const [blpop, wait, xread] = await Promise.all([
+      redis.send(['BLPOP', 'block:empty', '0.3']),
+      redis.send(['WAIT', '1', '300']),
+      redis.send(['XREAD', 'BLOCK', '300', 'STREAMS', 'block:stream', '$']),
+    ]);
+    expect(blpop).toBeNull();
+    expect(wait).toBe(0);
+    expect(xread).toBeNull();
+    // An ordinary command is still held to the deadline (DEBUG SLEEP blocks the server for 300 ms).
+    await expect(redis.send(['DEBUG', 'SLEEP', '0.3'])).rejects.toMatchObject({
+      name: 'RespireTimeoutError',
+      phase: 'response',
+    });
+  });
+
+  it('run on a dedicated connection and never stall the shared pipeline', async () => {
+    const redis = await open({ commandTimeout: 100 });
+    const mainId = await redis.send(['CLIENT', 'ID']);
+    const blocked = [0, 1, 2].map((i) => settled(redis.send(['BLPOP', `block:q${i}`, '0'])));
+    const echoes = await Promise.all(Array.from({ length: 1000 }, (_, i) => redis.echo(`p${i}`)));
+    expect(echoes[999]).toBe('p999');
+    // The dedicated connections handshake on their own; ask the server until all three block.
+    const blockers = await blockedClients(redis, 3);
+    for (const line of blockers) expect(line).not.toContain(`id=${mainId} `);
+    expect(blocked.some((state) => state.done)).toBe(false);
+    for (let i = 0; i < 3; i++) await redis.send(['RPUSH', `block:q${i}`, `job${i}`]);
+    expect(await Promise.all(blocked.map((state) => state.promise))).toEqual([
+      ['block:q0', 'job0'],
+      ['block:q1', 'job1'],
+      ['block:q2', 'job2'],
+    ]);
+  });
+
+  it('is bounded by a signal, and the connection left blocked is not reused', async () => {
+    const redis = await open();
+    const controller = new AbortController();
+    const blocked = redis.send(['BLPOP', 'block:abort', '0'], { signal: controller.signal });
+    // Wait until the server has the client blocked, so the abort hits a written command.
+    await blockedClients(redis, 1);
+    controller.abort(new Error('enough'));
+    await expect(blocked).rejects.toThrow('enough');
+    // A new blocking command gets a fresh connection, and the aborted BLPOP must not eat the push.
+    const next = redis.send(['BLPOP', 'block:abort', '5']);
+    await redis.send(['RPUSH', 'block:abort', 'only']);
+    expect(await next).toEqual(['block:abort', 'only']);
+  });
+});
