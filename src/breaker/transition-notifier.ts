@@ -17,7 +17,6 @@ export class Notifier<Args extends unknown[]> {
 
   /** Adds a listener; the returned function removes it (calling it again does nothing). */
   subscribe(listener: (...args: Args) => void): () => void {
-    if (typeof listener !== 'function') throw new TypeError('listener must be a function');
     const entry = (...args: Args) => listener(...args);
     this.listeners = [...this.listeners, entry];
     return () => {
