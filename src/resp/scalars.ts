@@ -2,19 +2,31 @@
 // numbers and integers too long for the inline fast path. They never throw; a return of
 // `undefined` means "malformed" and the decoder turns it into a RespireProtocolError.
 
+import { isAscii } from 'node:buffer';
 import { SHORT_TEXT_MAX, shortAsciiText } from './short-text.js';
 
 /** Buffer's native slicers skip the argument checks of `toString`; present since Node 0.x. */
 interface SlicingBuffer extends Buffer {
   utf8Slice(start: number, end: number): string;
   latin1Slice(start: number, end: number): string;
+  asciiSlice(start: number, end: number): string;
 }
+
+/**
+ * Payloads from this size up are checked for ASCII first (a SIMD scan), because building an ASCII
+ * string is several times faster than UTF-8 decoding once the call overheads stop mattering
+ * (measured on Node 20: 64 KiB 5.0 µs → 3.6 µs; 1 MiB 1 GB/s → 9 GB/s).
+ */
+const LONG_TEXT_MIN = 32 * 1024;
 
 /** UTF-8 text of `buf[start, end)`. */
 export function utf8Text(buf: Buffer, start: number, end: number): string {
-  if (end - start <= SHORT_TEXT_MAX) {
-    const text = shortAsciiText(buf, start, end - start);
+  const length = end - start;
+  if (length <= SHORT_TEXT_MAX) {
+    const text = shortAsciiText(buf, start, length);
     if (text !== undefined) return text;
+  } else if (length >= LONG_TEXT_MIN && isAscii(buf.subarray(start, end))) {
+    return (buf as SlicingBuffer).asciiSlice(start, end);
   }
   return (buf as SlicingBuffer).utf8Slice(start, end);
 }
