@@ -1,37 +1,51 @@
-// What the client must know about a command before sending it: whether it blocks (so it runs on a
-// dedicated connection, exempt from the reply deadline) and whether it only reads (so a retry of
-// it is safe after it was written). PROTOCOL.md §6 lists the blocking commands of Redis 7.
+// Whether a command can block its connection server-side, so that it runs on a dedicated
+// connection, exempt from the reply deadline. The command table's `blocking` flag decides, plus
+// PROTOCOL.md §6: WAIT and WAITAOF block without the flag, XREAD and XREADGROUP only with BLOCK.
+// This runs on every command, so names that cannot block are turned away on their first letter.
 import type { RespArgument } from '../resp/encoder.js';
+import { commandTable } from './command-table.js';
 
-const ALWAYS_BLOCKING = new Set([
-  'BLPOP',
-  'BRPOP',
-  'BRPOPLPUSH',
-  'BLMOVE',
-  'BLMPOP',
-  'BZPOPMIN',
-  'BZPOPMAX',
-  'BZMPOP',
-  'WAIT',
-  'WAITAOF',
-]);
+/** Blocking although the table does not flag them (WAITAOF is 7.2+, so absent from a 7.0 table). */
+const UNFLAGGED_BLOCKING = ['wait', 'waitaof'];
+/** Flagged blocking, but they block only when given a BLOCK argument. */
+const BLOCKING_WITH_BLOCK_ARGUMENT = new Set(['xread', 'xreadgroup']);
 
-/** XREAD and XREADGROUP block only with a BLOCK argument. */
-const BLOCKING_WITH_BLOCK_ARGUMENT = new Set(['XREAD', 'XREADGROUP']);
+interface BlockingNames {
+  names: ReadonlySet<string>;
+  /** Bit `c - 0x61` set when some blocking name starts with the letter `c`. */
+  initials: number;
+  shortest: number;
+}
+
+let blocking: BlockingNames | undefined;
+
+function blockingNames(): BlockingNames {
+  const names = new Set(UNFLAGGED_BLOCKING);
+  for (const spec of commandTable().values()) if (spec.flags.has('blocking')) names.add(spec.name);
+  let initials = 0;
+  let shortest = Number.POSITIVE_INFINITY;
+  for (const name of names) {
+    initials |= 1 << (name.charCodeAt(0) - 0x61);
+    shortest = Math.min(shortest, name.length);
+  }
+  return { names, initials, shortest };
+}
 
 /** Whether the command can block the connection server-side. Cheap for names that cannot. */
 export function isBlockingCommand(args: readonly RespArgument[]): boolean {
   const name = args[0];
-  if (typeof name !== 'string' || name.length < 4) return false;
-  // Every blocking command starts with B, W or X: most commands are rejected on one comparison.
-  const initial = name.charCodeAt(0) | 0x20;
-  if (initial !== 0x62 && initial !== 0x77 && initial !== 0x78) return false;
-  const upper = name.toUpperCase();
-  if (ALWAYS_BLOCKING.has(upper)) return true;
-  if (!BLOCKING_WITH_BLOCK_ARGUMENT.has(upper)) return false;
+  if (typeof name !== 'string') return false;
+  blocking ??= blockingNames();
+  // Lower-case the initial ASCII letter; anything else lands outside the 26 bits.
+  const letter = (name.charCodeAt(0) | 0x20) - 0x61;
+  if (letter < 0 || letter > 25 || (blocking.initials & (1 << letter)) === 0) return false;
+  if (name.length < blocking.shortest) return false;
+  const lower = name.toLowerCase();
+  if (!blocking.names.has(lower)) return false;
+  if (!BLOCKING_WITH_BLOCK_ARGUMENT.has(lower)) return true;
   for (let i = 1; i < args.length; i++) {
     const arg = args[i];
-    if (typeof arg === 'string' && arg.toUpperCase() === 'BLOCK') return true;
+    if (typeof arg === 'string' && arg.length === 5 && arg.toUpperCase() === 'BLOCK') return true;
   }
   return false;
 }

@@ -1,83 +1,15 @@
 // Commands that only read: retrying one after it was written cannot change data (API.md `retry`).
+// The command table's `readonly` flag decides, per subcommand where there are subcommands
+// (`OBJECT ENCODING`, `XINFO STREAM`), plus the keyless queries the server does not flag.
 import type { RespArgument } from '../resp/encoder.js';
+import { commandSpecOf } from './command-table.js';
 
-const READ_ONLY = new Set([
-  'GET',
-  'MGET',
-  'GETRANGE',
-  'STRLEN',
-  'EXISTS',
-  'TYPE',
-  'TTL',
-  'PTTL',
-  'EXPIRETIME',
-  'PEXPIRETIME',
-  'HGET',
-  'HMGET',
-  'HGETALL',
-  'HKEYS',
-  'HVALS',
-  'HLEN',
-  'HEXISTS',
-  'HSTRLEN',
-  'HRANDFIELD',
-  'LRANGE',
-  'LLEN',
-  'LINDEX',
-  'LPOS',
-  'SMEMBERS',
-  'SISMEMBER',
-  'SMISMEMBER',
-  'SCARD',
-  'SRANDMEMBER',
-  'SINTER',
-  'SUNION',
-  'SDIFF',
-  'SINTERCARD',
-  'ZRANGE',
-  'ZRANGEBYSCORE',
-  'ZREVRANGE',
-  'ZSCORE',
-  'ZMSCORE',
-  'ZRANK',
-  'ZREVRANK',
-  'ZCARD',
-  'ZCOUNT',
-  'ZLEXCOUNT',
-  'XRANGE',
-  'XREVRANGE',
-  'XLEN',
-  'XINFO',
-  'SCAN',
-  'SSCAN',
-  'HSCAN',
-  'ZSCAN',
-  'KEYS',
-  'DBSIZE',
-  'PING',
-  'ECHO',
-  'INFO',
-  'TIME',
-  'GETBIT',
-  'BITCOUNT',
-  'BITPOS',
-  'PFCOUNT',
-  'GEOPOS',
-  'GEODIST',
-  'GEOHASH',
-  'GEOSEARCH',
-  'EVAL_RO',
-  'EVALSHA_RO',
-  'FCALL_RO',
-  'SORT_RO',
-  'LCS',
-  'OBJECT',
-  'MEMORY',
-  'DUMP',
-  'RANDOMKEY',
-]);
+/** Keyless commands without side effects that carry no `readonly` flag (it is for key readers). */
+const KEYLESS_QUERIES = new Set(['ping', 'echo', 'info', 'time', 'lastsave']);
 
+/** Whether running the command again after it may have run once is safe. Unknown commands: no. */
 export function isReadOnlyCommand(args: readonly RespArgument[]): boolean {
-  const name = args[0];
-  return typeof name === 'string' && READ_ONLY.has(name.toUpperCase());
+  const spec = commandSpecOf(args);
+  if (spec === undefined) return false;
+  return spec.flags.has('readonly') || KEYLESS_QUERIES.has(spec.name);
 }
