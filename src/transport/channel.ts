@@ -76,7 +76,7 @@ export class Channel {
     }
     const capacity = this.options.maxPendingCommands;
     if (this.queue.length >= capacity) this.queue.filter(isLive);
-    if (this.queue.length < capacity) this.queue.push(command);
+    if (this.queue.length < capacity && this.waiters.length === 0) this.queue.push(command);
     else if (this.waiters.length < capacity) {
       this.waiters.push(command);
       this.stampAcquireDeadline(command, this.options.clock.now());
