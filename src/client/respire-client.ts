@@ -10,13 +10,23 @@ import {
 } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
 import { Channel, type ChannelOptions } from '../transport/channel.js';
-import { Command, CommandFlags, type CommandOptions, type ReplyTransform } from '../transport/command.js';
-import { isBlockingCommand } from './command-traits.js';
+import {
+  type Command,
+  CommandFlags,
+  type CommandOptions,
+  type ReplyTransform,
+} from '../transport/command.js';
+import { Batch, type BatchDispatcher } from './batch.js';
 import { Commander } from './commander.js';
+import type { RedisArgument } from './commands/caller.js';
 import { DedicatedPool } from './dedicated-pool.js';
+import { Transaction } from './multi.js';
 import { type ResolvedOptions, type RespireOptions, resolveOptions } from './options.js';
+import { prepareCommand } from './prepare-command.js';
 import { type PubSubListener, Subscriber } from './pubsub.js';
 import { isReadOnlyCommand } from './read-only-commands.js';
+import { TransactionTracker } from './transaction-run.js';
+import { type WatchSession, WatchSessions } from './watch-session.js';
 
 export class RespireClient extends Commander {
   /** Connects and completes the handshake; rejects with the first connection's error. */
@@ -31,12 +41,24 @@ export class RespireClient extends Commander {
   /** Pub/sub on a connection of its own, opened on the first subscribe (pubsub.ts). */
   private readonly subscriber: Subscriber;
   private closing: Promise<void> | undefined;
+  /** Transactions on `main` whose rest must not follow their MULTI onto a new connection. */
+  private readonly transactions = new TransactionTracker();
+  private readonly sessions: WatchSessions;
+  /** How batches send their entries: contiguously, in one go (batch.ts). */
+  private readonly batchDispatcher: BatchDispatcher;
 
   private constructor(private readonly options: ResolvedOptions) {
     super();
     const channelOptions: ChannelOptions = { ...options, tls: options.tls };
-    this.main = new Channel(channelOptions);
+    this.main = new Channel({ ...channelOptions, onConnect: this.transactions.onConnect });
     this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
+    this.sessions = new WatchSessions(this.dedicated, options.commandTimeout);
+    this.batchDispatcher = {
+      commandTimeout: options.commandTimeout,
+      dispatch: (commands) => {
+        for (const command of commands) if (!command.settled) this.route(command);
+      },
+    };
     this.subscriber = new Subscriber({ channel: channelOptions, commandTimeout: options.commandTimeout });
   }
 
@@ -92,14 +114,40 @@ export class RespireClient extends Commander {
     return this.subscriber.unsubscribe('shard', shardChannels, listener);
   }
 
+  /** A batch: queued locally, written in one go by `execute()` (batch.ts). */
+  batch(): Batch {
+    return new Batch(this.batchDispatcher);
+  }
+
+  /** A MULTI/EXEC transaction on the shared connection, sent in one write by `exec()` (multi.ts). */
+  multi(): Transaction {
+    return new Transaction({
+      target: this.main,
+      commandTimeout: this.options.commandTimeout,
+      watched: false,
+      tracker: this.transactions,
+    });
+  }
+
+  /**
+   * Borrows a dedicated connection and sends WATCH on it; resolves with the session once WATCH
+   * succeeded. See watch-session.ts for when a session gives its connection back.
+   */
+  watch(keys: RedisArgument | readonly RedisArgument[]): Promise<WatchSession> {
+    return this.sessions.watch(keys);
+  }
+
   /**
    * Waits for every reply in flight, then closes all connections. Commands issued after this
    * reject with RespireConnectionError (`written: false`).
    */
   close(): Promise<void> {
-    this.closing ??= Promise.all([this.main.close(), this.dedicated.close(), this.subscriber.close()]).then(
-      () => undefined,
-    );
+    this.closing ??= Promise.all([
+      this.main.close(),
+      this.dedicated.close(),
+      this.subscriber.close(),
+      this.sessions.releaseAll(),
+    ]).then(() => undefined);
     return this.closing;
   }
 
@@ -107,6 +155,7 @@ export class RespireClient extends Commander {
   destroy(): void {
     this.main.destroy();
     this.dedicated.destroy();
+    this.sessions.destroyAll();
     this.subscriber.destroy();
   }
 
@@ -120,25 +169,15 @@ export class RespireClient extends Commander {
     options: CommandOptions | undefined,
     flags: number,
   ): Promise<T> {
-    let timeout = this.options.commandTimeout;
-    let signal: AbortSignal | undefined;
-    if (options !== undefined) {
-      if (options.timeout !== undefined) {
-        if (!isTimeout(options.timeout)) return Promise.reject(invalidTimeout(options.timeout));
-        timeout = options.timeout;
-      }
-      if (options.fireAndForget === true) flags |= CommandFlags.FireAndForget;
-      signal = options.signal;
-    }
-    if (isBlockingCommand(args)) flags |= CommandFlags.Blocking;
-    const command = new Command<T>(args, flags, transform, signal, timeout);
-    if (signal?.aborted) {
-      command.reject(signal.reason);
-      return command.promise;
-    }
-    if ((flags & CommandFlags.Blocking) !== 0) this.runDedicated(command as Command<unknown>);
-    else this.main.enqueue(command as Command<unknown>);
+    const command = prepareCommand(args, transform, options, flags, this.options.commandTimeout);
+    if (!command.settled) this.route(command as Command<unknown>);
     return command.promise;
+  }
+
+  /** Blocking commands get a dedicated connection; the rest share the pipeline. */
+  private route(command: Command<unknown>): void {
+    if ((command.flags & CommandFlags.Blocking) !== 0) this.runDedicated(command);
+    else this.main.enqueue(command);
   }
 
   /** A blocking command borrows a connection of its own for as long as it runs. */
@@ -183,14 +222,4 @@ function mayRetry(error: unknown, args: readonly RespArgument[]): boolean {
   if (error instanceof RespireCircuitOpenError || error instanceof RespireAuthenticationError) return false;
   if (!(error instanceof RespireConnectionError || error instanceof RespireTimeoutError)) return false;
   return error.written === false || isReadOnlyCommand(args);
-}
-
-function isTimeout(timeout: unknown): timeout is number {
-  return typeof timeout === 'number' && Number.isInteger(timeout) && timeout >= 0 && timeout <= 2 ** 31 - 1;
-}
-
-function invalidTimeout(timeout: unknown): TypeError {
-  return new TypeError(
-    `timeout must be an integer number of ms from 0 through ${2 ** 31 - 1}, got ${String(timeout)}`,
-  );
 }

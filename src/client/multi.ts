@@ -1,0 +1,128 @@
+// `redis.multi()` and `session.multi()` (API.md "Batches, transactions, views"): commands queued
+// locally, then sent as MULTI, the commands, EXEC in one write on one connection by `exec()`.
+import type { RespArgument } from '../resp/encoder.js';
+import { Command, type CommandOptions, type ReplyTransform } from '../transport/command.js';
+import { Commander } from './commander.js';
+import { invalidTimeout, isTimeout } from './prepare-command.js';
+import {
+  type TransactionEnd,
+  TransactionRun,
+  type TransactionTarget,
+  type TransactionTracker,
+} from './transaction-run.js';
+
+/** Options of `exec()`: the transaction is one unit, so its deadline and signal cover all of it. */
+export interface TransactionOptions {
+  /** Before MULTI is written nothing is sent; after, the replies are read and dropped. */
+  signal?: AbortSignal | undefined;
+  /** Reply deadline of each of MULTI, the commands and EXEC, ms from its write; 0 = none. */
+  timeout?: number | undefined;
+}
+
+/** What a transaction needs from its owner (the client, or a WATCH session). */
+export interface TransactionContext {
+  readonly target: TransactionTarget;
+  /** Default reply deadline (`commandTimeout`), ms. */
+  readonly commandTimeout: number;
+  /** A WATCH session's transaction: `exec()` resolves null when a watched key changed. */
+  readonly watched: boolean;
+  readonly tracker?: TransactionTracker | undefined;
+  /** Asked when `exec()` is called; an error returned rejects it with nothing sent. */
+  readonly begin?: (() => Error | undefined) | undefined;
+  /** Called once when the transaction has ended, or at once for one that sent nothing. */
+  readonly onEnd?: ((end: TransactionEnd) => void) | undefined;
+}
+
+/**
+ * A Commander whose typed helpers queue entries of a MULTI/EXEC transaction; each returns a promise
+ * that settles from EXEC's results with the helper's own reply conversion.
+ *
+ * - `exec()` resolves with every entry's result in order; an entry that failed inside EXEC (say
+ *   WRONGTYPE) is a RespireServerError value in the array, and its own promise rejects with it. A
+ *   reply conversion that throws puts its error in the array the same way.
+ * - EXECABORT (an error at queue time, such as a wrong number of arguments) rejects `exec()` with a
+ *   RespireServerError (code EXECABORT) whose `cause` is the first queue-time error; each entry's
+ *   promise rejects with its own queue-time error, the others with the EXECABORT error.
+ * - Entries take no `timeout` or `fireAndForget` of their own (pass a timeout to `exec()`); an
+ *   entry whose `signal` aborts before `exec()` is left out of the transaction.
+ * - An empty transaction sends nothing and resolves `[]`. Blocking commands do not block inside
+ *   MULTI, so a transaction never needs a dedicated connection.
+ * - Circuit breaker (seed 000): queuing needs no admission; a nonempty transaction is one unit.
+ *
+ * Entry promises never cause unhandled rejections: a caller may await only `exec()`.
+ * `Conflict` is `null` in a WATCH session, where `exec()` resolves null when a watched key changed.
+ */
+export class Transaction<Conflict extends null = never> extends Commander {
+  private readonly entries: Command<unknown>[] = [];
+  private started = false;
+
+  constructor(private readonly context: TransactionContext) {
+    super();
+  }
+
+  /** Entries queued so far. */
+  get length(): number {
+    return this.entries.length;
+  }
+
+  call<T>(
+    args: RespArgument[],
+    transform: ReplyTransform<T> | undefined,
+    options: CommandOptions | undefined,
+    flags = 0,
+  ): Promise<T> {
+    if (this.started) {
+      return Promise.reject(new TypeError('the transaction has already run; queue commands on a new one'));
+    }
+    const signal = options?.signal;
+    // Never written itself (TransactionRun writes a step for it): no deadline of its own.
+    const entry = new Command<T>(args, flags, transform, signal, 0);
+    if (signal?.aborted) entry.reject(signal.reason);
+    entry.promise.catch(ignore);
+    this.entries.push(entry as Command<unknown>);
+    return entry.promise;
+  }
+
+  /**
+   * Sends MULTI, the entries and EXEC together and resolves with the results in order (see the
+   * class notes for errors). Rejects with a TypeError when the transaction has already run.
+   */
+  exec(options?: TransactionOptions): Promise<unknown[] | Conflict> {
+    if (this.started) {
+      return Promise.reject(new TypeError('a transaction runs once; this one has already been executed'));
+    }
+    this.started = true;
+    const context = this.context;
+    const refusal = context.begin?.();
+    if (refusal !== undefined) return this.refuse(refusal, false);
+    let timeoutMs = context.commandTimeout;
+    if (options?.timeout !== undefined) {
+      if (!isTimeout(options.timeout)) return this.refuse(invalidTimeout(options.timeout), true);
+      timeoutMs = options.timeout;
+    }
+    const live = this.entries.filter((entry) => !entry.settled);
+    if (live.length === 0) {
+      context.onEnd?.({ watchCleared: false });
+      return Promise.resolve([]);
+    }
+    const run = new TransactionRun(live, {
+      target: context.target,
+      timeoutMs,
+      signal: options?.signal,
+      watched: context.watched,
+      tracker: context.tracker,
+      onEnd: context.onEnd,
+    });
+    run.start();
+    return run.promise as Promise<unknown[] | Conflict>;
+  }
+
+  /** Fails `exec()` and every entry with nothing sent. */
+  private refuse(error: Error, ended: boolean): Promise<never> {
+    for (const entry of this.entries) entry.reject(error);
+    if (ended) this.context.onEnd?.({ watchCleared: false });
+    return Promise.reject(error);
+  }
+}
+
+function ignore(): void {}

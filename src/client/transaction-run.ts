@@ -1,0 +1,243 @@
+// The wire side of one MULTI…EXEC: MULTI, the entries and EXEC go into one connection's send queue
+// back to back, so they leave contiguously (in one write); every QUEUED reply is consumed by its own
+// step, and EXEC's array settles the entries. A transaction is never split across connections:
+// once MULTI has been written, steps not yet written are dropped when anything goes wrong, and an
+// open MULTI left on a live connection is closed with DISCARD.
+import { RespireConnectionError, type RespireEndpoint, RespireError, RespireServerError } from '../errors.js';
+import type { RespArgument } from '../resp/encoder.js';
+import type { RespValue } from '../resp/types.js';
+import { Command, CommandFlags, CommandState } from '../transport/command.js';
+
+/** The connection (or reconnecting channel) a transaction is written to; a Channel fits. */
+export interface TransactionTarget {
+  readonly endpoint: RespireEndpoint;
+  /** The live connection, if any: a DISCARD is written on it ahead of its send queue. */
+  readonly current: { request(args: readonly (string | Buffer)[]): Promise<RespValue> } | undefined;
+  enqueue(command: Command<unknown>): void;
+}
+
+export interface TransactionEnd {
+  /**
+   * EXEC was answered with results, `null` or EXECABORT: the server closed the transaction and
+   * dropped every WATCH of the connection. Otherwise a WATCH may still be in effect.
+   */
+  readonly watchCleared: boolean;
+}
+
+export interface TransactionRunOptions {
+  readonly target: TransactionTarget;
+  /** Reply deadline of every step, counted from its write; 0 = none. */
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal | undefined;
+  /** Inside a WATCH session a `null` EXEC is an answer (a watched key changed), not a failure. */
+  readonly watched: boolean;
+  /** Present for a reconnecting target: told when the target switches to a new connection. */
+  readonly tracker: TransactionTracker | undefined;
+  readonly onEnd: ((end: TransactionEnd) => void) | undefined;
+}
+
+/**
+ * Transactions in progress on a reconnecting channel. Registered as the channel's `onConnect`: a
+ * transaction whose MULTI went out on the old connection must not write its rest on the new one.
+ */
+export class TransactionTracker {
+  private readonly runs = new Set<TransactionRun>();
+
+  add(run: TransactionRun): void {
+    this.runs.add(run);
+  }
+
+  delete(run: TransactionRun): void {
+    this.runs.delete(run);
+  }
+
+  readonly onConnect = (): void => {
+    for (const run of this.runs) run.onNewConnection();
+  };
+}
+
+/** One wire command of a transaction. Its promise is never observed; outcomes go to the run. */
+class TransactionStep extends Command<RespValue> {
+  constructor(
+    args: readonly RespArgument[],
+    timeoutMs: number,
+    private readonly run: TransactionRun,
+    readonly position: number,
+  ) {
+    // Never Blocking: inside MULTI a BLPOP does not block (PROTOCOL.md §6).
+    super(args, CommandFlags.None, undefined, undefined, timeoutMs);
+  }
+
+  override reply(value: RespValue): void {
+    if (this.settled) return;
+    super.resolve(value);
+    this.run.onStepReply(this, value);
+  }
+
+  override reject(error: unknown): void {
+    if (this.settled) return;
+    const written = this.state === CommandState.Written;
+    super.resolve(null);
+    this.run.onStepFailed(this, error, written);
+  }
+}
+
+export class TransactionRun {
+  readonly promise: Promise<RespValue[] | null>;
+  private readonly steps: TransactionStep[] = [];
+  /** Queue-time errors (wrong arity, unknown command…), by entry index. */
+  private readonly queueErrors: (RespireServerError | undefined)[] = [];
+  private multiError: RespireServerError | undefined;
+  private ended = false;
+  /** Set while this run fails its own steps, so their failures do not come back to it. */
+  private dropping = false;
+  private resolveRun!: (results: RespValue[] | null) => void;
+  private rejectRun!: (error: unknown) => void;
+
+  constructor(
+    private readonly entries: readonly Command<unknown>[],
+    private readonly options: TransactionRunOptions,
+  ) {
+    this.promise = new Promise((resolve, reject) => {
+      this.resolveRun = resolve;
+      this.rejectRun = reject;
+    });
+  }
+
+  /**
+   * Enqueues MULTI, the entries and EXEC in one go. Circuit breaker (seed 000): this is where a
+   * nonempty transaction is admitted once, right before it is written; a rejection sends nothing
+   * and fails every entry (the steps are still queued, so failing one drops them all).
+   */
+  start(): void {
+    const { signal, target, timeoutMs } = this.options;
+    if (signal?.aborted) {
+      this.end(signal.reason, false);
+      return;
+    }
+    this.steps.push(new TransactionStep(['MULTI'], timeoutMs, this, 0));
+    for (const entry of this.entries) {
+      this.steps.push(new TransactionStep(entry.args, timeoutMs, this, this.steps.length));
+    }
+    this.steps.push(new TransactionStep(['EXEC'], timeoutMs, this, this.steps.length));
+    this.options.tracker?.add(this);
+    signal?.addEventListener('abort', this);
+    for (const step of this.steps) if (!step.settled) target.enqueue(step as Command<unknown>);
+  }
+
+  onStepReply(step: TransactionStep, value: RespValue): void {
+    const last = this.steps.length - 1;
+    if (step.position === 0) {
+      if (value instanceof RespireServerError) this.multiError = value;
+    } else if (step.position < last) {
+      if (value instanceof RespireServerError) this.queueErrors[step.position - 1] = value;
+    } else {
+      this.options.tracker?.delete(this);
+      this.onExecReply(value);
+    }
+  }
+
+  onStepFailed(step: TransactionStep, error: unknown, written: boolean): void {
+    if (step.position === this.steps.length - 1) this.options.tracker?.delete(this);
+    if (this.dropping) return;
+    // A step failed before its write while MULTI is out on a live connection (an acquire deadline,
+    // an admission refused): the server holds an open MULTI that would swallow later commands.
+    const head = this.steps[0]!;
+    const openMulti = !written && step !== head && head.state !== CommandState.Queued;
+    this.dropUnwritten(error);
+    if (openMulti) this.options.target.current?.request(['DISCARD']).catch(ignore);
+    this.end(error, false);
+  }
+
+  /** The target reconnected: a MULTI written on the old connection died with it. */
+  onNewConnection(): void {
+    if (this.steps[0]!.state === CommandState.Queued) return;
+    const error = new RespireConnectionError('connection lost during a transaction; EXEC was not sent', {
+      endpoint: this.options.target.endpoint,
+      written: false,
+    });
+    this.dropUnwritten(error);
+    this.end(error, false);
+  }
+
+  /**
+   * The abort listener of `options.signal`: before MULTI is written nothing is sent; after, the
+   * rest must follow it (the replies are read and dropped), and exec() rejects at once.
+   */
+  handleEvent(): void {
+    const reason = this.options.signal!.reason;
+    if (this.steps[0]!.state === CommandState.Queued) this.dropUnwritten(reason);
+    this.end(reason, false);
+  }
+
+  private onExecReply(value: RespValue): void {
+    if (this.ended) return;
+    const { endpoint } = this.options.target;
+    if (this.multiError !== undefined) {
+      this.end(this.multiError, false);
+    } else if (value === null) {
+      const error = new RespireError('transaction not executed: a watched key changed', { endpoint });
+      if (this.options.watched) this.end(error, true, null);
+      else this.end(error, true);
+    } else if (value instanceof RespireServerError) {
+      // EXECABORT: a queue-time error discarded the transaction; the first one is the cause.
+      const cause = this.queueErrors.find((error) => error !== undefined);
+      this.end(new RespireServerError(value.message, { endpoint, cause }), value.code === 'EXECABORT');
+    } else if (Array.isArray(value) && value.length === this.entries.length) {
+      this.deliver(value);
+    } else {
+      this.end(new RespireError('unexpected EXEC reply', { endpoint }), false);
+    }
+  }
+
+  /** Settles each entry from its EXEC result (its own reply conversion applied), then the run. */
+  private deliver(replies: RespValue[]): void {
+    const results: RespValue[] = new Array(replies.length);
+    for (let i = 0; i < replies.length; i++) {
+      const entry = this.entries[i]!;
+      const reply = replies[i]!;
+      let result: unknown = reply;
+      if (reply instanceof Error) entry.reject(reply);
+      else if (entry.transform === undefined) entry.resolve(reply);
+      else {
+        try {
+          result = entry.transform(reply);
+          entry.resolve(result);
+        } catch (error) {
+          result = error;
+          entry.reject(error);
+        }
+      }
+      results[i] = result as RespValue;
+    }
+    this.finish(true);
+    this.resolveRun(results);
+  }
+
+  /** Fails every step not yet written, so none goes out without the ones before it. */
+  private dropUnwritten(error: unknown): void {
+    this.dropping = true;
+    for (const step of this.steps) if (step.state === CommandState.Queued) step.reject(error);
+    this.dropping = false;
+  }
+
+  /**
+   * Settles the entries and the run: with `conflict` null it resolves null (a WATCH conflict in a
+   * session); otherwise it rejects, each entry with its own queue-time error or with `error`.
+   */
+  private end(error: unknown, watchCleared: boolean, conflict?: null): void {
+    if (this.ended) return;
+    for (let i = 0; i < this.entries.length; i++) this.entries[i]!.reject(this.queueErrors[i] ?? error);
+    this.finish(watchCleared);
+    if (conflict === null) this.resolveRun(null);
+    else this.rejectRun(error);
+  }
+
+  private finish(watchCleared: boolean): void {
+    this.ended = true;
+    this.options.signal?.removeEventListener('abort', this);
+    this.options.onEnd?.({ watchCleared });
+  }
+}
+
+function ignore(): void {}

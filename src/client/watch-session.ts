@@ -1,0 +1,183 @@
+// `redis.watch(keys)` (API.md "Batches, transactions, views"): optimistic locking on a dedicated
+// connection. WATCH is its own command; reads run on the same connection (the session is a
+// Commander); `multi().exec()` resolves null when a watched key changed.
+//
+// Lifetime rule: a session holds one of the client's `maxDedicatedConnections` until it ends, and
+// it ends when its transaction has run (`exec()` settled), on `unwatch()`, `release()` or
+// `Symbol.asyncDispose`, or when the client closes (`close()` releases every open session,
+// `destroy()` closes their connections). A session that is dropped without ending is not reclaimed
+// by the garbage collector: it keeps its connection until the client closes, and once every
+// dedicated connection is held, `watch()` and blocking commands wait `acquireTimeout` and fail.
+// Prefer `await using session = await redis.watch(keys)`.
+import type { RespArgument } from '../resp/encoder.js';
+import type { Channel } from '../transport/channel.js';
+import { Command, type CommandOptions, type ReplyTransform } from '../transport/command.js';
+import { Commander } from './commander.js';
+import type { RedisArgument } from './commands/caller.js';
+import { Transaction } from './multi.js';
+import { prepareCommand } from './prepare-command.js';
+import type { TransactionTarget } from './transaction-run.js';
+
+/** The dedicated connections sessions borrow (DedicatedPool). */
+export interface SessionPool {
+  acquire(): Promise<Channel>;
+  /** Takes back a connection in a known state (no WATCH, no MULTI). */
+  release(channel: Channel): void;
+  /** Closes a connection that broke or whose state is unknown. */
+  discard(channel: Channel): void;
+}
+
+/** Opens WATCH sessions and ends the ones still open when the client closes. */
+export class WatchSessions {
+  private readonly open = new Set<WatchSession>();
+
+  constructor(
+    private readonly pool: SessionPool,
+    private readonly commandTimeout: number,
+  ) {}
+
+  /** Borrows a connection and WATCHes `keys` on it; on failure the connection is given back. */
+  async watch(keys: RedisArgument | readonly RedisArgument[]): Promise<WatchSession> {
+    const list: RedisArgument[] = typeof keys === 'string' || Buffer.isBuffer(keys) ? [keys] : [...keys];
+    if (list.length === 0) throw new TypeError('watch() needs at least one key');
+    const channel = await this.pool.acquire();
+    const session = new WatchSession(channel, this.pool, this.commandTimeout, this.open);
+    this.open.add(session);
+    try {
+      await session.send(['WATCH', ...list]);
+    } catch (error) {
+      await session.release();
+      throw error;
+    }
+    return session;
+  }
+
+  /** Ends every open session as `release()` does. */
+  releaseAll(): Promise<void> {
+    return Promise.all([...this.open].map((session) => session.release())).then(ignore);
+  }
+
+  /** Closes the connection of every open session at once; what is in flight there fails. */
+  destroyAll(): void {
+    for (const session of [...this.open]) session.destroy();
+  }
+}
+
+export class WatchSession extends Commander implements AsyncDisposable {
+  /** Settles once the connection is back in the pool (or closed). */
+  private ending: Promise<void> | undefined;
+  /** `exec()` of the session's transaction was called: no further commands. */
+  private committing = false;
+  private readonly target: TransactionTarget;
+
+  /** @internal Use `redis.watch(keys)`. */
+  constructor(
+    private readonly channel: Channel,
+    private readonly pool: SessionPool,
+    private readonly commandTimeout: number,
+    private readonly registry: Set<WatchSession>,
+  ) {
+    super();
+    this.target = {
+      endpoint: channel.endpoint,
+      get current() {
+        return channel.current;
+      },
+      enqueue: (command) => channel.enqueue(command),
+    };
+  }
+
+  /** Whether the session still holds its connection and takes commands. */
+  get active(): boolean {
+    return this.ending === undefined && !this.committing;
+  }
+
+  call<T>(
+    args: RespArgument[],
+    transform: ReplyTransform<T> | undefined,
+    options: CommandOptions | undefined,
+    flags = 0,
+  ): Promise<T> {
+    if (!this.active) return Promise.reject(endedError());
+    const command = prepareCommand(args, transform, options, flags, this.commandTimeout);
+    if (!command.settled) this.channel.enqueue(command as Command<unknown>);
+    return command.promise;
+  }
+
+  /**
+   * A transaction on the session's connection. Its `exec()` resolves with the results, or `null`
+   * when a watched key changed; either way the session then ends. Only one transaction of a
+   * session can run; throws a TypeError when the session has ended.
+   */
+  multi(): Transaction<null> {
+    if (!this.active) throw endedError();
+    return new Transaction<null>({
+      target: this.target,
+      commandTimeout: this.commandTimeout,
+      watched: true,
+      begin: () => {
+        if (!this.active) return endedError();
+        this.committing = true;
+        return undefined;
+      },
+      onEnd: (end) => {
+        this.end(!end.watchCleared).catch(ignore);
+      },
+    });
+  }
+
+  /** Sends UNWATCH and ends the session; rejects when UNWATCH failed (the connection is closed). */
+  unwatch(): Promise<void> {
+    return this.end(true);
+  }
+
+  /**
+   * Ends the session: UNWATCH unless the transaction already cleared the WATCH, then the connection
+   * goes back to the pool (a broken one is closed). Never rejects; calling it again is harmless.
+   */
+  release(): Promise<void> {
+    return this.end(true).catch(ignore);
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.release();
+  }
+
+  /** @internal Closes the connection at once (client `destroy()`). */
+  destroy(): void {
+    if (this.ending !== undefined) return;
+    this.registry.delete(this);
+    this.ending = Promise.resolve();
+    this.pool.discard(this.channel);
+  }
+
+  private end(unwatch: boolean): Promise<void> {
+    if (this.ending !== undefined) return this.ending;
+    this.registry.delete(this);
+    const channel = this.channel;
+    if (channel.current === undefined) {
+      this.pool.discard(channel);
+      this.ending = Promise.resolve();
+    } else if (!unwatch) {
+      this.pool.release(channel);
+      this.ending = Promise.resolve();
+    } else {
+      const command = new Command(['UNWATCH'], 0, undefined, undefined, this.commandTimeout);
+      channel.enqueue(command as Command<unknown>);
+      this.ending = command.promise.then(
+        () => this.pool.release(channel),
+        (error: unknown) => {
+          this.pool.discard(channel);
+          throw error;
+        },
+      );
+    }
+    return this.ending;
+  }
+}
+
+function endedError(): TypeError {
+  return new TypeError('the WATCH session has ended; start a new one with redis.watch(keys)');
+}
+
+function ignore(): void {}
