@@ -9,6 +9,7 @@
 // by the garbage collector: it keeps its connection until the client closes, and once every
 // dedicated connection is held, `watch()` and blocking commands wait `acquireTimeout` and fail.
 // Prefer `await using session = await redis.watch(keys)`.
+import { RespireConnectionError } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
 import type { Channel } from '../transport/channel.js';
 import { Command, type CommandOptions, type ReplyTransform } from '../transport/command.js';
@@ -30,6 +31,8 @@ export interface SessionPool {
 /** Opens WATCH sessions and ends the ones still open when the client closes. */
 export class WatchSessions {
   private readonly open = new Set<WatchSession>();
+  /** The client is closing: a connection acquired from now on is given back at once. */
+  private closed = false;
 
   constructor(
     private readonly pool: SessionPool,
@@ -41,6 +44,13 @@ export class WatchSessions {
     const list: RedisArgument[] = typeof keys === 'string' || Buffer.isBuffer(keys) ? [keys] : [...keys];
     if (list.length === 0) throw new TypeError('watch() needs at least one key');
     const channel = await this.pool.acquire();
+    if (this.closed) {
+      this.pool.discard(channel);
+      throw new RespireConnectionError('the client is closed', {
+        endpoint: channel.endpoint,
+        written: false,
+      });
+    }
     const session = new WatchSession(channel, this.pool, this.commandTimeout, this.open);
     this.open.add(session);
     try {
@@ -54,11 +64,13 @@ export class WatchSessions {
 
   /** Ends every open session as `release()` does. */
   releaseAll(): Promise<void> {
+    this.closed = true;
     return Promise.all([...this.open].map((session) => session.release())).then(ignore);
   }
 
   /** Closes the connection of every open session at once; what is in flight there fails. */
   destroyAll(): void {
+    this.closed = true;
     for (const session of [...this.open]) session.destroy();
   }
 }

@@ -161,5 +161,9 @@ describe.each([3, 2] as const)('watch over RESP%i', (protocol) => {
     await redis.close();
     expect(session.active).toBe(false);
     await proxy.waitForConnections(0, 2000);
+    await expect(redis.watch(key('late'))).rejects.toMatchObject({
+      name: 'RespireConnectionError',
+      written: false,
+    });
   });
 });
