@@ -1,0 +1,103 @@
+// Set helpers against a real server: members come back as arrays in RESP3 (a set type on the
+// wire) and RESP2 (an array) alike.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RedisCommands, RespireClient, RespireConfigurationError } from '../../src/index.js';
+import { useRedisServer } from '../kit/vitest-redis.js';
+
+const server = useRedisServer();
+
+describe.each([3, 2] as const)('set helpers over RESP%i', (protocol) => {
+  let redis: RespireClient;
+  beforeAll(async () => {
+    redis = await RespireClient.connect({ endpoints: [`${server.host}:${server.port}`], protocol });
+  });
+  afterAll(() => redis.close());
+  beforeEach(async () => {
+    await redis.flushdb();
+  });
+
+  it('runs on the protocol asked for', async () => {
+    expect((await redis.clientInfo()).resp).toBe(String(protocol));
+  });
+
+  it('adds, removes and tests members', async () => {
+    expect(await redis.sadd('s', ['a', 'b', 'a'])).toBe(2);
+    expect(await redis.sadd('s', 'c')).toBe(1);
+    expect(await redis.sadd('s', 7)).toBe(1);
+    expect(await redis.srem('s', ['7', 'missing'])).toBe(1);
+    const members = await redis.smembers('s');
+    expect(Array.isArray(members)).toBe(true);
+    expect(members.sort()).toEqual(['a', 'b', 'c']);
+    expect(await redis.smembers('missing')).toEqual([]);
+    expect(await redis.sismember('s', 'a')).toBe(true);
+    expect(await redis.sismember('s', 'z')).toBe(false);
+    expect(await redis.smismember('s', ['a', 'z', 'c'])).toEqual([true, false, true]);
+    expect(await redis.scard('s')).toBe(3);
+    expect(await redis.scard('missing')).toBe(0);
+  });
+
+  it('pops and samples members', async () => {
+    await redis.sadd('s', ['a', 'b', 'c']);
+    expect(['a', 'b', 'c']).toContain(await redis.srandmember('s'));
+    expect((await redis.srandmember('s', 10)).sort()).toEqual(['a', 'b', 'c']);
+    expect(await redis.srandmember('s', -5)).toHaveLength(5);
+    expect(['a', 'b', 'c']).toContain(await redis.spop('s'));
+    expect(await redis.spop('s', 5)).toHaveLength(2);
+    expect(await redis.spop('s')).toBeNull();
+    expect(await redis.spop('s', 2)).toEqual([]);
+    expect(await redis.srandmember('s')).toBeNull();
+    expect(await redis.srandmember('s', 3)).toEqual([]);
+  });
+
+  it('combines sets, with and without storing', async () => {
+    await redis.sadd('x', ['1', '2', '3']);
+    await redis.sadd('y', ['2', '3', '4']);
+    expect((await redis.sinter(['x', 'y'])).sort()).toEqual(['2', '3']);
+    expect((await redis.sunion(['x', 'y'])).sort()).toEqual(['1', '2', '3', '4']);
+    expect(await redis.sdiff(['x', 'y'])).toEqual(['1']);
+    expect((await redis.sdiff('x')).sort()).toEqual(['1', '2', '3']);
+    expect(await redis.sinter(['x', 'missing'])).toEqual([]);
+    expect(await redis.sinterstore('i', ['x', 'y'])).toBe(2);
+    expect(await redis.sunionstore('u', ['x', 'y'])).toBe(4);
+    expect(await redis.sdiffstore('d', ['y', 'x'])).toBe(1);
+    expect(await redis.smembers('d')).toEqual(['4']);
+    expect(await redis.sintercard(['x', 'y'])).toBe(2);
+    expect(await redis.sintercard(['x', 'y'], { LIMIT: 1 })).toBe(1);
+    expect(await redis.smove('x', 'y', '1')).toBe(true);
+    expect(await redis.smove('x', 'y', '1')).toBe(false);
+    expect(await redis.sismember('y', '1')).toBe(true);
+  });
+
+  it('rejects bad arguments without sending anything', async () => {
+    await expect(redis.sadd('s', [])).rejects.toThrow('sadd: members must not be empty');
+    await expect(redis.srem('s', [])).rejects.toThrow('srem');
+    await expect(redis.sinter([])).rejects.toThrow('sinter');
+    await expect(redis.sunionstore('d', [])).rejects.toThrow('sunionstore');
+    await expect(redis.smismember('s', [])).rejects.toThrow(TypeError);
+    await expect(redis.spop('s', -1)).rejects.toThrow('count');
+    await expect(redis.srandmember('s', 0.5)).rejects.toThrow('count');
+    await expect(redis.sintercard(['a'], { LIMIT: -1 })).rejects.toBeInstanceOf(RespireConfigurationError);
+    await expect(redis.sintercard(['a'], { limit: 1 } as never)).rejects.toMatchObject({
+      option: 'sintercard.limit',
+    });
+    expect(await redis.dbsize()).toBe(0);
+  });
+
+  it('keeps binary members as Buffers with returnBuffers', async () => {
+    const client = await RespireClient.connect({
+      endpoints: [`${server.host}:${server.port}`],
+      protocol,
+      returnBuffers: true,
+    });
+    try {
+      const binary = client as unknown as RedisCommands<Buffer>;
+      const bytes = Buffer.from([0x80, 0x81]);
+      await binary.sadd('s', bytes);
+      expect(await binary.smembers('s')).toEqual([bytes]);
+      expect(await binary.sismember('s', bytes)).toBe(true);
+      expect(await binary.spop('s')).toEqual(bytes);
+    } finally {
+      await client.close();
+    }
+  });
+});
