@@ -406,3 +406,319 @@ describe('properties', () => {
     );
   });
 });
+
+describe('CommandEncoder: large arguments by reference', () => {
+  const text = (chunks: readonly Uint8Array[]) =>
+    chunks.map((chunk) => Buffer.from(chunk).toString('latin1'));
+
+  it('references a Uint8Array from the threshold on, copies one below it, and splits chunks around it', () => {
+    const encoder = new CommandEncoder({ largeArgumentBytes: 20 });
+    const large = Buffer.alloc(20, 'L');
+    const small = Buffer.alloc(19, 's');
+    encoder.encode(['SET', 'a', large]);
+    encoder.encode(['SET', 'b', small]);
+    encoder.encode(['MSET', 'c', large, 'd', large]);
+    const expected = Buffer.concat([
+      encodeCommand(['SET', 'a', large]),
+      encodeCommand(['SET', 'b', small]),
+      encodeCommand(['MSET', 'c', large, 'd', large]),
+    ]);
+    expect([encoder.byteLength, encoder.commandCount]).toEqual([expected.length, 3]);
+    const chunks = encoder.takeChunks();
+    expect(text(chunks)).toEqual([
+      '*3\r\n$3\r\nSET\r\n$1\r\na\r\n$20\r\n',
+      'L'.repeat(20),
+      `\r\n*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$19\r\n${'s'.repeat(19)}\r\n*5\r\n$4\r\nMSET\r\n$1\r\nc\r\n$20\r\n`,
+      'L'.repeat(20),
+      '\r\n$1\r\nd\r\n$20\r\n',
+      'L'.repeat(20),
+      '\r\n',
+    ]);
+    expect([chunks[1], chunks[3], chunks[5]]).toEqual([large, large, large]);
+    expect(chunks[1]).toBe(large);
+    expect(chunks[5]).toBe(large);
+    expect(Buffer.concat(chunks)).toEqual(expected);
+    expect([encoder.byteLength, encoder.commandCount, encoder.takeChunks()]).toEqual([0, 0, []]);
+  });
+
+  it('references a plain Uint8Array view as a Buffer over the same memory, without a copy', () => {
+    const backing = new Uint8Array(100).fill(0x61);
+    const view = new Uint8Array(backing.buffer, 10, 50);
+    const encoder = new CommandEncoder({ largeArgumentBytes: 50 });
+    encoder.encode(['SET', 'k', view]);
+    const chunks = encoder.takeChunks();
+    expect(chunks).toHaveLength(3);
+    expect(Buffer.isBuffer(chunks[1])).toBe(true);
+    expect(sharesMemoryOf(chunks[1]!, view)).toBe(true);
+    // The contract's other side: a referenced argument changed before the write changes the bytes.
+    view.fill(0x62);
+    expect(chunks[1]!.toString('latin1')).toBe('b'.repeat(50));
+  });
+
+  it('counts referenced bytes in byteLength and joins everything in take()', () => {
+    const encoder = new CommandEncoder();
+    const value = Buffer.alloc(100 * 1024, 7);
+    encoder.encode(['SET', 'k', value]);
+    encoder.encode(['GET', 'k']);
+    const expected = Buffer.concat([encodeCommand(['SET', 'k', value]), encodeCommand(['GET', 'k'])]);
+    expect(encoder.byteLength).toBe(expected.length);
+    const taken = encoder.take();
+    expect(taken).toEqual(expected);
+    // Joined into a Buffer of its own: a later change to the argument does not reach it.
+    value.fill(8);
+    expect(parseCommands(taken)[0]?.[2]).toEqual(Buffer.alloc(100 * 1024, 7));
+  });
+
+  it('defaults to 16 KiB and copies everything with Infinity or copyArguments', () => {
+    const atDefault = Buffer.alloc(16 * 1024, 1);
+    const belowDefault = Buffer.alloc(16 * 1024 - 1, 2);
+    const byDefault = new CommandEncoder();
+    byDefault.encode(['SET', 'k', belowDefault]);
+    expect(byDefault.takeChunks()).toHaveLength(1);
+    byDefault.encode(['SET', 'k', atDefault]);
+    expect(byDefault.takeChunks()).toHaveLength(3);
+    byDefault.encode(['SET', 'k', atDefault], true);
+    const copied = byDefault.takeChunks();
+    expect(copied).toHaveLength(1);
+    atDefault.fill(9);
+    expect(parseCommands(copied[0]!)[0]?.[2]).toEqual(Buffer.alloc(16 * 1024, 1));
+    const never = new CommandEncoder({ largeArgumentBytes: Number.POSITIVE_INFINITY });
+    never.encode(['SET', 'k', Buffer.alloc(1 << 20)]);
+    expect(never.takeChunks()).toHaveLength(1);
+  });
+
+  it('encodeCommand always copies, however large the argument', () => {
+    const value = Buffer.alloc(64 * 1024, 3);
+    const encoded = encodeCommand(['SET', 'k', value]);
+    value.fill(4);
+    expect(parseCommands(encoded)[0]?.[2]).toEqual(Buffer.alloc(64 * 1024, 3));
+  });
+
+  it('is all or nothing with a large argument before the bad one: nothing sealed, nothing referenced', () => {
+    const encoder = new CommandEncoder({ largeArgumentBytes: 16 });
+    encoder.encode(['GET', 'a']);
+    const before = [encoder.byteLength, encoder.commandCount, encoder.capacity];
+    expect(() => encoder.encode(['SET', Buffer.alloc(64), Number.NaN])).toThrow(/^argument 2 is NaN: /);
+    expect([encoder.byteLength, encoder.commandCount, encoder.capacity]).toEqual(before);
+    expect(text(encoder.takeChunks())).toEqual(['*2\r\n$3\r\nGET\r\n$1\r\na\r\n']);
+  });
+
+  it('seals the tail in place when a command does not fit after sealed bytes, keeping the capacity', () => {
+    const encoder = new CommandEncoder({ initialCapacity: 128, largeArgumentBytes: 32 });
+    const value = Buffer.alloc(32, 'v');
+    encoder.encode(['SET', 'k', value]);
+    encoder.encode(['SET', 'x', 'y'.repeat(10)]);
+    // 64 bytes are written (25 sealed) and the next SET's upper bound is 67: it needs a new buffer,
+    // and as the old one holds sealed bytes, the tail is sealed where it is instead of moved.
+    encoder.encode(['SET', 'z', 'w'.repeat(10)]);
+    expect(encoder.capacity).toBe(128);
+    const chunks = encoder.takeChunks();
+    expect(text(chunks)).toEqual([
+      '*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$32\r\n',
+      'v'.repeat(32),
+      `\r\n*3\r\n$3\r\nSET\r\n$1\r\nx\r\n$10\r\n${'y'.repeat(10)}\r\n`,
+      `*3\r\n$3\r\nSET\r\n$1\r\nz\r\n$10\r\n${'w'.repeat(10)}\r\n`,
+    ]);
+    expect(chunks[0]!.buffer).toBe(chunks[2]!.buffer);
+    expect(chunks[3]!.buffer).not.toBe(chunks[0]!.buffer);
+    // After bytes were handed out, a command larger than the buffer doubles it only as far as the
+    // command itself needs (a 240-byte bound: 256), not counting the bytes handed out.
+    encoder.encode(['SET', 'big', 'b'.repeat(200)]);
+    expect(encoder.capacity).toBe(256);
+    expect(encoder.take()).toEqual(encodeCommand(['SET', 'big', 'b'.repeat(200)]));
+  });
+
+  it('doubles and copies over while nothing is sealed, as before', () => {
+    const encoder = new CommandEncoder({ initialCapacity: 64, largeArgumentBytes: 1000 });
+    encoder.encode(['SET', 'x', 'y'.repeat(10)]);
+    encoder.encode(['SET', 'z', 'w'.repeat(10)]);
+    expect(encoder.capacity).toBe(128);
+    expect(encoder.takeChunks()).toHaveLength(1);
+  });
+
+  it('goes on after the bytes takeChunks() handed out, never writing over them', () => {
+    const encoder = new CommandEncoder({ initialCapacity: 256 });
+    encoder.encode(['GET', 'first']);
+    const [first] = encoder.takeChunks();
+    const snapshot = Buffer.from(first!);
+    encoder.encode(['GET', 'second']);
+    const [second] = encoder.takeChunks();
+    // Handed over without a copy, from the same internal buffer, after the first.
+    expect(second!.buffer).toBe(first!.buffer);
+    expect(second!.byteOffset).toBe(first!.byteOffset + first!.length);
+    // take() keeps its copy rule, and its rewind stops at the handed-out bytes.
+    encoder.encode(['SET', 'k', 'v'.repeat(20)]);
+    const copied = encoder.take();
+    expect(copied.buffer).not.toBe(first!.buffer);
+    encoder.clear();
+    for (let i = 0; i < 20; i++) encoder.encode(['SET', `key:${i}`, 'z'.repeat(30)]);
+    encoder.take();
+    expect(first).toEqual(snapshot);
+    expect(second!.toString('latin1')).toBe('*2\r\n$3\r\nGET\r\n$6\r\nsecond\r\n');
+  });
+
+  it('take() after referenced chunks reuses the internal buffer, whose sealed bytes are free again', () => {
+    const encoder = new CommandEncoder({ initialCapacity: 1024, largeArgumentBytes: 64 });
+    const value = Buffer.alloc(64, 'q');
+    encoder.encode(['SET', 'k', value]);
+    const joined = encoder.take();
+    expect(joined).toEqual(encodeCommand(['SET', 'k', value]));
+    expect(joined.buffer).not.toBe(value.buffer);
+    // Large enough to be handed over: it starts at offset 0 of the same 1024-byte buffer.
+    encoder.encode(['SET', 'k', 'x'.repeat(600)]);
+    const handed = encoder.take();
+    expect([handed.byteOffset, handed.buffer.byteLength, encoder.capacity]).toEqual([0, 1024, 1024]);
+    expect(joined).toEqual(encodeCommand(['SET', 'k', value]));
+  });
+
+  it('shrinks after takeChunks() above maxRetainedCapacity, leaving handed-out chunks intact', () => {
+    const encoder = new CommandEncoder({
+      initialCapacity: 64,
+      maxRetainedCapacity: 128,
+      largeArgumentBytes: 16,
+    });
+    for (let i = 0; i < 10; i++) encoder.encode(['SET', `k${i}`, 'v'.repeat(20)]);
+    expect(encoder.capacity).toBeGreaterThan(128);
+    const chunks = encoder.takeChunks();
+    const snapshot = chunks.map((chunk) => Buffer.from(chunk));
+    expect(encoder.capacity).toBe(64);
+    for (let i = 0; i < 10; i++) encoder.encode(['SET', `j${i}`, Buffer.alloc(16, i)]);
+    encoder.take();
+    expect(chunks).toEqual(snapshot);
+  });
+
+  it('clear() drops referenced chunks and sealed bytes', () => {
+    const encoder = new CommandEncoder({ largeArgumentBytes: 8 });
+    encoder.encode(['SET', 'k', Buffer.alloc(8)]);
+    encoder.clear();
+    expect([encoder.byteLength, encoder.commandCount]).toEqual([0, 0]);
+    encoder.encode(['GET', 'k']);
+    expect(encoder.takeChunks()).toEqual([encodeCommand(['GET', 'k'])]);
+  });
+
+  it('validates largeArgumentBytes', () => {
+    for (const value of [0, -1, 1.5, Number.NaN, Number.NEGATIVE_INFINITY, 2 ** 53]) {
+      expect(() => new CommandEncoder({ largeArgumentBytes: value })).toThrow(
+        new RespireConfigurationError(
+          'largeArgumentBytes',
+          value,
+          'an integer of at least 1 (bytes), or Infinity',
+        ),
+      );
+    }
+    expect(() => new CommandEncoder({ largeArgumentBytes: 1 })).not.toThrow();
+  });
+});
+
+/** A command with Uint8Arrays of every size around small thresholds, as Buffers and plain views. */
+const mixedArgument: fc.Arbitrary<RespArgument> = fc.oneof(
+  argument,
+  fc.uint8Array({ maxLength: 80 }).map((bytes) => Buffer.from(bytes)),
+  fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 90 }), fc.nat(), fc.nat()).map(([bytes, a, b]) => {
+    const offset = a % bytes.length;
+    return new Uint8Array(bytes.buffer, bytes.byteOffset + offset, b % (bytes.length - offset + 1));
+  }),
+);
+type Step =
+  | { kind: 'encode'; args: RespArgument[]; copy: boolean }
+  | { kind: 'take' }
+  | { kind: 'takeChunks' }
+  | { kind: 'clear' };
+const step: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      kind: fc.constant('encode' as const),
+      args: fc.array(mixedArgument, { minLength: 1, maxLength: 8 }),
+      copy: fc.boolean(),
+    }),
+  },
+  { weight: 2, arbitrary: fc.constant({ kind: 'take' as const }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'takeChunks' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'clear' as const }) },
+);
+const encoderOptions = fc.record({
+  initialCapacity: fc.integer({ min: 64, max: 512 }),
+  maxRetainedCapacity: fc.integer({ min: 512, max: 2048 }),
+  largeArgumentBytes: fc.integer({ min: 1, max: 64 }),
+});
+
+describe('properties with large arguments', () => {
+  it('takeChunks() gives the exact bytes, references exactly the large arguments, never rewrites output', () => {
+    run(
+      fc.property(encoderOptions, fc.array(step, { minLength: 1, maxLength: 40 }), (options, steps) => {
+        const encoder = new CommandEncoder(options);
+        let expected: Buffer[] = [];
+        let large: Uint8Array[] = [];
+        const returned: { output: Uint8Array; snapshot: Buffer }[] = [];
+        const keep = (output: Uint8Array) => returned.push({ output, snapshot: Buffer.from(output) });
+        for (const s of [...steps, { kind: 'takeChunks' } as const]) {
+          if (s.kind === 'encode') {
+            encoder.encode(s.args, s.copy);
+            expected.push(encodeCommand(s.args));
+            if (!s.copy) {
+              for (const arg of s.args) {
+                if (arg instanceof Uint8Array && arg.length >= options.largeArgumentBytes) large.push(arg);
+              }
+            }
+          } else if (s.kind === 'clear') {
+            encoder.clear();
+            [expected, large] = [[], []];
+          } else {
+            const want = Buffer.concat(expected);
+            expect(encoder.byteLength).toBe(want.length);
+            expect(encoder.commandCount).toBe(expected.length);
+            if (s.kind === 'take') {
+              const taken = encoder.take();
+              expect(taken).toEqual(want);
+              keep(taken);
+            } else {
+              const chunks = encoder.takeChunks();
+              expect(Buffer.concat(chunks)).toEqual(want);
+              expect(chunks.every((chunk) => chunk.length > 0)).toBe(true);
+              // In order: the n-th large argument is the n-th chunk that shares an argument's memory.
+              const referenced = chunks.filter((chunk) => large.some((arg) => sharesMemoryOf(chunk, arg)));
+              expect(referenced).toHaveLength(large.length);
+              referenced.forEach((chunk, i) => {
+                expect(sharesMemoryOf(chunk, large[i]!)).toBe(true);
+              });
+              chunks.forEach(keep);
+            }
+            [expected, large] = [[], []];
+          }
+          // Nothing already returned is ever written again, whatever the encoder does next.
+          for (const { output, snapshot } of returned) expect(Buffer.from(output)).toEqual(snapshot);
+        }
+        expect([encoder.byteLength, encoder.commandCount]).toEqual([0, 0]);
+      }),
+      200,
+    );
+  });
+
+  it('take() equals the concatenation of takeChunks() for the same commands', () => {
+    run(
+      fc.property(encoderOptions, fc.array(step, { minLength: 1, maxLength: 40 }), (options, steps) => {
+        const joining = new CommandEncoder(options);
+        const chunking = new CommandEncoder(options);
+        for (const s of [...steps, { kind: 'take' } as const]) {
+          if (s.kind === 'encode') {
+            joining.encode(s.args, s.copy);
+            chunking.encode(s.args, s.copy);
+          } else if (s.kind === 'clear') {
+            joining.clear();
+            chunking.clear();
+          } else {
+            expect(chunking.byteLength).toBe(joining.byteLength);
+            expect(Buffer.concat(chunking.takeChunks())).toEqual(joining.take());
+          }
+        }
+      }),
+      200,
+    );
+  });
+});
+
+/** Whether `chunk` is `arg`'s own memory rather than a copy of it. */
+function sharesMemoryOf(chunk: Uint8Array, arg: Uint8Array): boolean {
+  return chunk.buffer === arg.buffer && chunk.byteOffset === arg.byteOffset && chunk.length === arg.length;
+}
