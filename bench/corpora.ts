@@ -1,5 +1,6 @@
 // Deterministic reply corpora for the decoder benchmark, in RESP2 and RESP3 forms, with the figures
-// (replies, leaves, string bytes, CRLFs) a correct decoder or scan must reproduce.
+// (replies, leaves, string bytes, CRLFs) a correct decoder or scan must reproduce. Corpora are
+// bytes: the sliced and concatenated strings that build them never reach a timed contender.
 
 /** A reply as the server means it; serialised to RESP2 or RESP3 below. */
 export type ModelReply =
@@ -37,31 +38,46 @@ export interface Corpus {
 /** What a socket hands to a `data` listener at most (the default highWaterMark of a net.Socket). */
 export const SOCKET_CHUNK_BYTES = 64 * 1024;
 
-/** Every corpus the decode suite measures, built once per run. */
-export function buildCorpora(): Corpus[] {
-  const random = seededRandom(0x5eed);
-  const pool = asciiPool(random, 2 * 1024 * 1024 + 4096);
-  const text = (length: number): string => {
-    const start = Math.floor(random() * (pool.length - length));
-    return pool.slice(start, start + length);
-  };
-  const between = (low: number, high: number): number => low + Math.floor(random() * (high - low + 1));
-  return [
-    makeCorpus('mixed small replies', mixedSmall(20_000, text, between, random)),
-    makeCorpus(
-      '1 KiB bulks',
-      repeat(1024, () => bulk(text(1024))),
-    ),
-    makeCorpus(
-      '1 MiB bulks',
-      repeat(8, () => bulk(text(1024 * 1024))),
-    ),
-    makeCorpus(
-      'LRANGE 1000 items',
-      repeat(16, () => array(repeat(1000, () => bulk(text(between(8, 24)))))),
-    ),
-    makeCorpus(
-      'HGETALL 20 fields (map)',
+/** How one corpus is made, from its own seeded random source. */
+interface CorpusRecipe {
+  name: string;
+  /** The longest string payload, so the text pool can serve it. */
+  longestText: number;
+  replies(tools: RecipeTools): ModelReply[];
+}
+
+interface RecipeTools {
+  /** Printable ASCII of this length, cut from a per-corpus pool. */
+  text(length: number): string;
+  between(low: number, high: number): number;
+  random(): number;
+}
+
+const RECIPES: readonly CorpusRecipe[] = [
+  {
+    name: 'mixed small replies',
+    longestText: 64,
+    replies: (tools) => mixedSmall(20_000, tools),
+  },
+  {
+    name: '1 KiB bulks',
+    longestText: 1024,
+    replies: ({ text }) => repeat(1024, () => bulk(text(1024))),
+  },
+  {
+    name: '1 MiB bulks',
+    longestText: 1024 * 1024,
+    replies: ({ text }) => repeat(8, () => bulk(text(1024 * 1024))),
+  },
+  {
+    name: 'LRANGE 1000 items',
+    longestText: 24,
+    replies: ({ text, between }) => repeat(16, () => array(repeat(1000, () => bulk(text(between(8, 24)))))),
+  },
+  {
+    name: 'HGETALL 20 fields (map)',
+    longestText: 32,
+    replies: ({ text, between }) =>
       repeat(500, () => ({
         kind: 'map',
         entries: repeat(20, (i): [ModelReply, ModelReply] => [
@@ -69,17 +85,37 @@ export function buildCorpora(): Corpus[] {
           bulk(i % 4 === 0 ? String(between(0, 1_000_000)) : text(between(4, 32))),
         ]),
       })),
-    ),
-  ];
+  },
+];
+
+/** The corpora the decode suite measures, in table order. */
+export const CORPUS_NAMES: readonly string[] = RECIPES.map((recipe) => recipe.name);
+
+/**
+ * Builds one corpus. Each has its own seed, so a worker process that measures one corpus builds
+ * only that one and gets the same bytes as every other process.
+ */
+export function buildCorpus(name: string): Corpus {
+  const index = RECIPES.findIndex((recipe) => recipe.name === name);
+  const recipe = RECIPES[index];
+  if (recipe === undefined) throw new Error(`no corpus named ${name}; there are ${CORPUS_NAMES.join(', ')}`);
+  const random = seededRandom(0x5eed + index);
+  const pool = asciiPool(random, 2 * recipe.longestText + 4096);
+  const text = (length: number): string => {
+    const start = Math.floor(random() * (pool.length - length));
+    return pool.slice(start, start + length);
+  };
+  const between = (low: number, high: number): number => low + Math.floor(random() * (high - low + 1));
+  return makeCorpus(name, recipe.replies({ text, between, random }));
+}
+
+/** Every corpus, for tests. */
+export function buildCorpora(): Corpus[] {
+  return CORPUS_NAMES.map(buildCorpus);
 }
 
 /** The kind of stream a pipelined GET/SET/INCR workload reads back. */
-function mixedSmall(
-  count: number,
-  text: (length: number) => string,
-  between: (low: number, high: number) => number,
-  random: () => number,
-): ModelReply[] {
+function mixedSmall(count: number, { text, between, random }: RecipeTools): ModelReply[] {
   const errors = [
     'WRONGTYPE Operation against a key holding the wrong kind of value',
     'ERR value is not an integer or out of range',

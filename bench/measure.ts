@@ -1,4 +1,9 @@
 // Timing loop shared by the suites: warm-up, then interleaved rounds per contender, median rate.
+// The same schedule drives contenders in this process (`measureInterleaved`) and contenders in
+// worker processes (`measureRounds`, used by bench/isolation.ts).
+import type { MeasureOptions, Round } from './suite.js';
+
+export type { MeasureOptions, Round } from './suite.js';
 
 /** One thing being timed. `pass()` does a fixed amount of work (a whole corpus, a batch of commands). */
 export interface Contender {
@@ -6,17 +11,14 @@ export interface Contender {
   pass(): void;
 }
 
+/** A contender timed a round at a time, possibly in another process. */
+export interface RoundRunner {
+  name: string;
+  runFor(durationMs: number): Promise<Round>;
+}
+
 /** The last value a contender produced, kept so the optimiser cannot drop the work that made it. */
 export const blackhole: { value: unknown } = { value: undefined };
-
-export interface MeasureOptions {
-  /** Untimed running per contender before the first round, so every function is optimised. */
-  warmupMs: number;
-  /** Timed rounds per contender; the median is reported. Odd counts give a true median. */
-  rounds: number;
-  /** Length of one round; a round always runs at least one pass. */
-  roundMs: number;
-}
 
 export interface Measurement {
   name: string;
@@ -32,21 +34,28 @@ export function measureOptions(quick: boolean): MeasureOptions {
 }
 
 /**
- * Times the contenders round-robin rather than one after another: on a shared, noisy machine a
- * burst of load then hits every contender's rounds alike instead of spoiling one contender's
- * figure. The starting contender rotates so none always runs right after a collection of another's
- * garbage.
+ * The order of the timed runs: every contender once per round, the starting contender rotating
+ * so none always runs right after a collection of another's garbage. Round-robin rather than one
+ * contender after another, so that on a shared, noisy machine a burst of load hits every
+ * contender's rounds alike instead of spoiling one contender's figure.
  */
+export function roundOrder(contenders: number, rounds: number): number[] {
+  const order: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    for (let step = 0; step < contenders; step++) order.push((round + step) % contenders);
+  }
+  return order;
+}
+
+/** Times in-process contenders: warm-up of each, then `roundOrder`; the median rate is kept. */
 export function measureInterleaved(contenders: readonly Contender[], options: MeasureOptions): Measurement[] {
-  const passes = contenders.map((contender) => runFor(contender, options.warmupMs).passes);
+  const runs = contenders.map((contender) => syncPasses(() => contender.pass()));
+  const passes = runs.map((runFor) => runFor(options.warmupMs).passes);
   const rates: number[][] = contenders.map(() => []);
-  for (let round = 0; round < options.rounds; round++) {
-    for (let step = 0; step < contenders.length; step++) {
-      const index = (round + step) % contenders.length;
-      const outcome = runFor(contenders[index]!, options.roundMs);
-      passes[index]! += outcome.passes;
-      rates[index]!.push((outcome.passes * 1000) / outcome.elapsedMs);
-    }
+  for (const index of roundOrder(contenders.length, options.rounds)) {
+    const round = runs[index]!(options.roundMs);
+    passes[index]! += round.passes;
+    rates[index]!.push(rate(round));
   }
   return contenders.map((contender, index) => ({
     name: contender.name,
@@ -55,16 +64,61 @@ export function measureInterleaved(contenders: readonly Contender[], options: Me
   }));
 }
 
-function runFor(contender: Contender, durationMs: number): { passes: number; elapsedMs: number } {
-  const start = performance.now();
-  let passes = 0;
-  let elapsedMs = 0;
-  do {
-    contender.pass();
-    passes++;
-    elapsedMs = performance.now() - start;
-  } while (elapsedMs < durationMs);
-  return { passes, elapsedMs };
+/**
+ * As `measureInterleaved`, for runners that time themselves elsewhere: one runner runs at a time,
+ * so processes waiting for their turn take no CPU from the one being timed.
+ */
+export async function measureRounds(
+  runners: readonly RoundRunner[],
+  options: MeasureOptions,
+): Promise<Measurement[]> {
+  const passes: number[] = [];
+  for (const runner of runners) passes.push((await runner.runFor(options.warmupMs)).passes);
+  const rates: number[][] = runners.map(() => []);
+  for (const index of roundOrder(runners.length, options.rounds)) {
+    const round = await runners[index]!.runFor(options.roundMs);
+    passes[index]! += round.passes;
+    rates[index]!.push(rate(round));
+  }
+  return runners.map((runner, index) => ({
+    name: runner.name,
+    passesPerSecond: median(rates[index]!),
+    passes: passes[index]!,
+  }));
+}
+
+/** `PreparedContender.runFor` for a synchronous pass: a tight loop, the clock read once a pass. */
+export function syncPasses(pass: () => void): (durationMs: number) => Round {
+  return (durationMs) => {
+    const start = performance.now();
+    let passes = 0;
+    let elapsedMs = 0;
+    do {
+      pass();
+      passes++;
+      elapsedMs = performance.now() - start;
+    } while (elapsedMs < durationMs);
+    return { passes, elapsedMs };
+  };
+}
+
+/** `PreparedContender.runFor` for a pass that completes asynchronously (a batch of commands). */
+export function asyncPasses(pass: () => Promise<unknown>): (durationMs: number) => Promise<Round> {
+  return async (durationMs) => {
+    const start = performance.now();
+    let passes = 0;
+    let elapsedMs = 0;
+    do {
+      await pass();
+      passes++;
+      elapsedMs = performance.now() - start;
+    } while (elapsedMs < durationMs);
+    return { passes, elapsedMs };
+  };
+}
+
+function rate(round: Round): number {
+  return (round.passes * 1000) / round.elapsedMs;
 }
 
 export function median(values: readonly number[]): number {

@@ -2,12 +2,16 @@
 // JSON) on stdout and writes bench/results/latest.json. Progress goes to stderr.
 //
 // A suite is a module in bench/suites/ that exports a `BenchSuite` (bench/suite.ts), as its default
-// export or a named one; the runner finds it there, so adding a suite touches no list.
+// export or a named one; the runner finds it there, so adding a suite touches no list. Isolated
+// suites have each contender timed in a worker process of its own (bench/isolation.ts); this
+// process only plans, collects and reports, and never loads a peer.
+import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { runIsolatedSuite, type WorkerLauncher } from './isolation.js';
 import { describeRun, formatTables, writeReport } from './report.js';
-import type { BenchContext, BenchResult, BenchSuite } from './suite.js';
+import { type BenchContext, type BenchResult, type BenchSuite, isIsolatedSuite } from './suite.js';
 
 export interface RunOptions {
   /** Suite names from `--only a,b`; `undefined` runs every suite. */
@@ -34,12 +38,18 @@ export interface RunEnvironment {
   /** Default: the test kit's `startRedisServer` (test/kit/redis-server.ts). */
   startServer(): Promise<StartedServer>;
   now(): Date;
+  /**
+   * How isolated suites start their workers. Default: the compiled bench/worker.js beside this
+   * module, with the node flags in `BENCH_WORKER_NODE_ARGS` (e.g. `--cpu-prof`); none when this
+   * module runs from source, where only in-process suites can run.
+   */
+  worker: WorkerLauncher | undefined;
 }
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-/** The repository root: `bench/` when run from source, `build/bench/` when compiled. */
-const ROOT =
-  path.basename(path.dirname(HERE)) === 'build' ? path.resolve(HERE, '../..') : path.resolve(HERE, '..');
+const EXTENSION = path.extname(fileURLToPath(import.meta.url));
+/** The repository root: the nearest directory above this module with a package.json. */
+const ROOT = findRoot(HERE);
 export const DEFAULT_RESULTS_PATH = path.join(ROOT, 'bench', 'results', 'latest.json');
 
 const USAGE = 'usage: npm run bench -- [--only <suite>[,<suite>…]] [--quick] [--json] [--out <file>]';
@@ -113,7 +123,7 @@ export async function runBench(
       context.log(`running ${suite.name}${options.quick ? ' (quick)' : ''}`);
       const started = performance.now();
       try {
-        const rows = await suite.run(context);
+        const rows = await runSuite(suite, context, io);
         results.push(...rows.map((row) => ({ ...row, suite: suite.name })));
         context.log(`${suite.name} done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
       } catch (error) {
@@ -137,6 +147,18 @@ export async function runBench(
   }
   if (failed.length > 0) context.log(`failed suites: ${failed.join(', ')}`);
   return failed.length > 0 ? 1 : 0;
+}
+
+function runSuite(suite: BenchSuite, context: BenchContext, io: RunEnvironment): Promise<BenchResult[]> {
+  if (!isIsolatedSuite(suite)) return suite.run(context);
+  const module = suiteModules.get(suite);
+  if (module === undefined) throw new Error(`${suite.name} was not loaded from a suite module`);
+  if (io.worker === undefined) {
+    throw new Error(
+      `${suite.name} times contenders in worker processes: run the compiled runner (npm run bench)`,
+    );
+  }
+  return runIsolatedSuite(suite, module, context, io.worker);
 }
 
 function selectSuites(suites: BenchSuite[], only: string[] | undefined): BenchSuite[] {
@@ -193,23 +215,42 @@ function defaultEnvironment(): RunEnvironment {
       return startRedisServer();
     },
     now: () => new Date(),
+    worker:
+      EXTENSION === '.js'
+        ? {
+            script: path.join(HERE, 'worker.js'),
+            execArgv: (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
+          }
+        : undefined,
   };
 }
+
+function findRoot(start: string): string {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(start, '..');
+  }
+}
+
+/** The file each loaded suite came from: an isolated suite's workers import it again. */
+const suiteModules = new WeakMap<BenchSuite, string>();
 
 /**
  * Imports every module in `directory` with this module's own extension (`.js` compiled, `.ts`
  * under vitest) and collects the BenchSuites they export, in file-name order.
  */
 export async function loadSuiteDirectory(directory: string): Promise<BenchSuite[]> {
-  const extension = path.extname(fileURLToPath(import.meta.url));
   const files = (await readdir(directory))
-    .filter((file) => file.endsWith(extension) && !file.endsWith(`.d${extension}`))
+    .filter((file) => file.endsWith(EXTENSION) && !file.endsWith(`.d${EXTENSION}`))
     .sort();
   const suites: BenchSuite[] = [];
   for (const file of files) {
-    const exports = (await import(pathToFileURL(path.join(directory, file)).href)) as Record<string, unknown>;
+    const modulePath = path.join(directory, file);
+    const exports = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>;
     for (const candidate of new Set(Object.values(exports))) {
-      if (isBenchSuite(candidate) && !suites.includes(candidate)) suites.push(candidate);
+      if (!isBenchSuite(candidate) || suites.includes(candidate)) continue;
+      suites.push(candidate);
+      suiteModules.set(candidate, modulePath);
     }
   }
   const names = suites.map((suite) => suite.name);
@@ -219,11 +260,12 @@ export async function loadSuiteDirectory(directory: string): Promise<BenchSuite[
 }
 
 function isBenchSuite(value: unknown): value is BenchSuite {
+  if (typeof value !== 'object' || value === null) return false;
+  const suite = value as { name?: unknown; run?: unknown; plan?: unknown; prepare?: unknown };
   return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as BenchSuite).name === 'string' &&
-    typeof (value as BenchSuite).run === 'function'
+    typeof suite.name === 'string' &&
+    (typeof suite.run === 'function' ||
+      (typeof suite.plan === 'function' && typeof suite.prepare === 'function'))
   );
 }
 

@@ -1,4 +1,10 @@
 // The contract between the benchmark runner (`bench/run.ts`) and each suite in `bench/suites/`.
+//
+// A suite that compares Respire with a peer is an `IsolatedSuite`: every contender is set up and
+// timed in a process of its own, so nothing a peer loads can slow Respire down or speed it up.
+// (ioredis defines `class VerbatimString extends String`; on Node 20 that alone turns
+// String.prototype into a dictionary and makes every `charCodeAt` in the process several times
+// slower.) A suite with no peer may be an `InProcessSuite` and run inside the runner's process.
 
 /** One measured figure; the rows of `bench/results/latest.json`. */
 export interface BenchResult {
@@ -22,7 +28,76 @@ export interface BenchContext {
   log(line: string): void;
 }
 
-export interface BenchSuite {
+/** A suite that measures inside the runner's process: only for suites that load no peer. */
+export interface InProcessSuite {
   name: string;
   run(context: BenchContext): Promise<BenchResult[]>;
+}
+
+/** How long the runner times each contender of a case (bench/measure.ts has the defaults). */
+export interface MeasureOptions {
+  /** Untimed running per contender before the first round, so every function is optimised. */
+  warmupMs: number;
+  /** Timed rounds per contender; the median is reported. Odd counts give a true median. */
+  rounds: number;
+  /** Length of one round; a round always runs at least one pass. */
+  roundMs: number;
+}
+
+/** One case of an isolated suite, as the runner's process sees it: names only. */
+export interface CasePlan {
+  name: string;
+  /** Contender names, each measured in its own process; rows come out in this order. */
+  contenders: readonly string[];
+  /** Overrides `measureOptions(quick)` for this case. */
+  measure?: MeasureOptions;
+}
+
+/** What one round of passes took. */
+export interface Round {
+  passes: number;
+  elapsedMs: number;
+}
+
+/** One reported unit of a contender: its value is the median passes per second × `perPass`. */
+export interface UnitPerPass {
+  /** e.g. `replies/s`. */
+  unit: string;
+  /** What one pass is worth in that unit's numerator (replies, MB, commands, …). */
+  perPass: number;
+}
+
+/** A contender built in its worker process, already checked once, ready to be timed. */
+export interface PreparedContender {
+  /**
+   * Runs passes for at least `durationMs` (always at least one) and says how many ran in how long.
+   * `syncPasses`/`asyncPasses` in bench/measure.ts build it from a single pass.
+   */
+  runFor(durationMs: number): Round | Promise<Round>;
+  units: readonly UnitPerPass[];
+  /** After the last round, given every pass run (warm-up included): throws if the work was wrong. */
+  check?(passes: number): void | Promise<void>;
+  /** Releases what the contender holds (connections, child processes). */
+  close?(): void | Promise<void>;
+}
+
+/** A suite whose contenders are set up and timed each in its own process (bench/isolation.ts). */
+export interface IsolatedSuite {
+  name: string;
+  /**
+   * The cases and contenders to measure. Runs in the runner's process, which measures nothing
+   * itself but must still load no peer: peers are imported only inside `prepare`.
+   */
+  plan(context: BenchContext): CasePlan[] | Promise<CasePlan[]>;
+  /**
+   * Runs in the contender's own worker process: imports what this one contender needs, checks its
+   * output once, untimed (throwing when it is wrong), and returns what to time.
+   */
+  prepare(caseName: string, contender: string, context: BenchContext): Promise<PreparedContender>;
+}
+
+export type BenchSuite = InProcessSuite | IsolatedSuite;
+
+export function isIsolatedSuite(suite: BenchSuite): suite is IsolatedSuite {
+  return typeof (suite as IsolatedSuite).plan === 'function';
 }

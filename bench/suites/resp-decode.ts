@@ -1,10 +1,11 @@
 // Benchmark suite `resp-decode`: Respire's RespDecoder against redis-parser, the @redis/client RESP3
-// decoder and an `indexOf(CRLF)` floor, on the corpora of bench/corpora.ts in 64 KiB chunks.
+// decoder and an `indexOf(CRLF)` floor, on the corpora of bench/corpora.ts in 64 KiB chunks. Each
+// contender decodes in a process of its own (bench/isolation.ts).
 import { createRequire } from 'node:module';
 import { RespDecoder } from '../../src/resp/index.js';
-import { buildCorpora, type Corpus, type Tally, tallyDecoded } from '../corpora.js';
-import { blackhole, type Contender, measureInterleaved, measureOptions } from '../measure.js';
-import type { BenchContext, BenchResult, BenchSuite } from '../suite.js';
+import { buildCorpus, CORPUS_NAMES, type Corpus, type Tally, tallyDecoded } from '../corpora.js';
+import { blackhole, syncPasses } from '../measure.js';
+import type { CasePlan, IsolatedSuite, PreparedContender } from '../suite.js';
 
 const require = createRequire(import.meta.url);
 
@@ -28,7 +29,6 @@ type NodeRedisDecoderConstructor = new (options: NodeRedisDecoderOptions) => { w
 
 /** A decoder under test: builds a fresh instance that hands each top-level reply to `onReply`. */
 interface DecoderEntry {
-  client: string;
   /** RESP2-only parsers get the RESP2 form of each corpus. */
   protocol: 2 | 3;
   create(onReply: (reply: unknown) => void, returnBuffers: boolean): (chunk: Buffer) => void;
@@ -38,22 +38,18 @@ interface DecoderEntry {
 const NODE_REDIS_BLOB_STRING = 36;
 const NODE_REDIS_MAP = 37;
 
-function decoderEntries(): DecoderEntry[] {
-  const RedisParser = require('redis-parser') as RedisParserConstructor;
-  const { Decoder: NodeRedisDecoder } = require('@redis/client/dist/lib/RESP/decoder.js') as {
-    Decoder: NodeRedisDecoderConstructor;
-  };
-  return [
-    {
-      client: 'respire',
-      protocol: 3,
-      create(onReply, returnBuffers) {
-        const decoder = new RespDecoder({ onReply, onPush: unexpectedPush, returnBuffers });
-        return (chunk) => decoder.write(chunk);
-      },
+/** Each decoder by contender name; a peer is required only inside its own worker. */
+const DECODERS: Record<string, () => DecoderEntry> = {
+  respire: () => ({
+    protocol: 3,
+    create(onReply, returnBuffers) {
+      const decoder = new RespDecoder({ onReply, onPush: unexpectedPush, returnBuffers });
+      return (chunk) => decoder.write(chunk);
     },
-    {
-      client: 'redis-parser',
+  }),
+  'redis-parser': () => {
+    const RedisParser = require('redis-parser') as RedisParserConstructor;
+    return {
       protocol: 2,
       create(onReply, returnBuffers) {
         const parser = new RedisParser({
@@ -64,16 +60,20 @@ function decoderEntries(): DecoderEntry[] {
         });
         return (chunk) => parser.execute(chunk);
       },
-    },
-    {
-      client: '@redis/client',
+    };
+  },
+  '@redis/client': () => {
+    const { Decoder } = require('@redis/client/dist/lib/RESP/decoder.js') as {
+      Decoder: NodeRedisDecoderConstructor;
+    };
+    return {
       protocol: 3,
       create(onReply, returnBuffers) {
         // Maps as Map, like Respire, so both build the same shape; node-redis's own default is a
         // plain object, which costs it about the same.
         const typeMapping: Record<number, unknown> = { [NODE_REDIS_MAP]: Map };
         if (returnBuffers) typeMapping[NODE_REDIS_BLOB_STRING] = Buffer;
-        const decoder = new NodeRedisDecoder({
+        const decoder = new Decoder({
           onReply,
           onErrorReply: onReply,
           onPush: unexpectedPush,
@@ -81,100 +81,86 @@ function decoderEntries(): DecoderEntry[] {
         });
         return (chunk) => decoder.write(chunk);
       },
-    },
-  ];
-}
+    };
+  },
+};
 
-interface DecodeCase {
-  name: string;
-  corpus: Corpus;
-  returnBuffers: boolean;
-}
+const FLOOR = 'indexOf floor';
+/** The floor copies nothing, so the largest corpus is also timed with no decoder building a string. */
+const AS_BUFFERS = '1 MiB bulks as Buffers';
 
-export const respDecodeSuite: BenchSuite = {
+export const respDecodeSuite: IsolatedSuite = {
   name: 'resp-decode',
-  async run(context: BenchContext): Promise<BenchResult[]> {
-    const corpora = buildCorpora();
-    const cases: DecodeCase[] = corpora.map((corpus) => ({
-      name: corpus.name,
-      corpus,
-      returnBuffers: false,
-    }));
-    const largest = corpora.find((corpus) => corpus.name === '1 MiB bulks');
-    if (largest !== undefined) {
-      // The floor copies nothing, so also time the case where no decoder has to build a string.
-      cases.push({ name: '1 MiB bulks as Buffers', corpus: largest, returnBuffers: true });
-    }
-    const entries = decoderEntries();
-    const results: BenchResult[] = [];
-    for (const decodeCase of cases) {
-      context.log(`resp-decode: ${decodeCase.name}`);
-      results.push(...measureCase(decodeCase, entries, context.quick));
-    }
-    return results;
+  plan(): CasePlan[] {
+    const contenders = [...Object.keys(DECODERS), FLOOR];
+    return [...CORPUS_NAMES, AS_BUFFERS].map((name) => ({ name, contenders }));
+  },
+  async prepare(caseName, contender) {
+    const returnBuffers = caseName === AS_BUFFERS;
+    const corpus = buildCorpus(returnBuffers ? '1 MiB bulks' : caseName);
+    if (contender === FLOOR) return prepareFloor(corpus);
+    const make = DECODERS[contender];
+    if (make === undefined) throw new Error(`resp-decode has no contender ${contender}`);
+    return prepareDecoder(contender, make(), corpus, returnBuffers);
   },
 };
 
 export default respDecodeSuite;
 
-function measureCase(decodeCase: DecodeCase, entries: DecoderEntry[], quick: boolean): BenchResult[] {
-  const { corpus, returnBuffers } = decodeCase;
-  const counters = entries.map(() => 0);
-  let flattened = 0;
-  const contenders: Contender[] = entries.map((entry, index) => {
-    verifyDecoder(entry, corpus, returnBuffers);
-    const feed = entry.create((reply) => {
-      blackhole.value = reply;
-      // redis-parser returns a bulk that spanned chunks as a rope of per-chunk strings (`+=`),
-      // deferring the copy to the first read. Reading a character flattens it, as any use by the
-      // application would, so that copy is timed too; for a flat string it costs nothing.
-      if (typeof reply === 'string' && reply.length > 0) flattened += reply.charCodeAt(0);
-      counters[index]!++;
-    }, returnBuffers);
-    const chunks = entry.protocol === 3 ? corpus.resp3 : corpus.resp2;
-    return {
-      name: entry.client,
-      pass() {
-        for (let i = 0; i < chunks.length; i++) feed(chunks[i]!);
-      },
-    };
-  });
-  const floorLinesPerPass = countLines(corpus.resp3);
-  if (corpus.resp3Lines - floorLinesPerPass > corpus.resp3.length) {
-    throw new Error(
-      `indexOf floor found ${floorLinesPerPass} of ${corpus.resp3Lines} CRLFs in ${corpus.name}`,
-    );
-  }
-  let floorLines = 0;
-  contenders.push({
-    name: 'indexOf floor',
-    pass() {
-      floorLines += countLines(corpus.resp3);
-    },
-  });
+function units(corpus: Corpus, protocol: 2 | 3): PreparedContender['units'] {
+  return [
+    { unit: 'replies/s', perPass: corpus.expected.replies },
+    { unit: 'MB/s', perPass: (protocol === 2 ? corpus.resp2Bytes : corpus.resp3Bytes) / 1e6 },
+  ];
+}
 
-  const measurements = measureInterleaved(contenders, measureOptions(quick));
-  blackhole.value = flattened;
-  const results: BenchResult[] = [];
-  measurements.forEach((measurement, index) => {
-    const entry = entries[index];
-    if (entry === undefined) {
-      expectCount('indexOf floor', 'CRLFs', floorLines, measurement.passes * floorLinesPerPass);
-    } else {
-      expectCount(entry.client, 'replies', counters[index]!, measurement.passes * corpus.expected.replies);
-    }
-    const bytes = entry?.protocol === 2 ? corpus.resp2Bytes : corpus.resp3Bytes;
-    const row = { suite: 'resp-decode', case: decodeCase.name, client: measurement.name };
-    results.push(
-      { ...row, value: round(measurement.passesPerSecond * corpus.expected.replies), unit: 'replies/s' },
-      { ...row, value: round((measurement.passesPerSecond * bytes) / 1e6), unit: 'MB/s' },
-    );
-  });
-  return results;
+function prepareDecoder(
+  client: string,
+  entry: DecoderEntry,
+  corpus: Corpus,
+  returnBuffers: boolean,
+): PreparedContender {
+  verifyDecoder(client, entry, corpus, returnBuffers);
+  let replies = 0;
+  let flattened = 0;
+  const feed = entry.create((reply) => {
+    blackhole.value = reply;
+    // redis-parser returns a bulk that spanned chunks as a rope of per-chunk strings (`+=`),
+    // deferring the copy to the first read. Reading a character flattens it, as any use by the
+    // application would, so that copy is timed too; for a flat string it costs nothing.
+    if (typeof reply === 'string' && reply.length > 0) flattened += reply.charCodeAt(0);
+    replies++;
+  }, returnBuffers);
+  const chunks = entry.protocol === 3 ? corpus.resp3 : corpus.resp2;
+  return {
+    runFor: syncPasses(() => {
+      for (let i = 0; i < chunks.length; i++) feed(chunks[i]!);
+    }),
+    units: units(corpus, entry.protocol),
+    check(passes) {
+      blackhole.value = flattened;
+      expectCount(client, 'replies', replies, passes * corpus.expected.replies);
+    },
+  };
+}
+
+function prepareFloor(corpus: Corpus): PreparedContender {
+  const linesPerPass = countLines(corpus.resp3);
+  if (corpus.resp3Lines - linesPerPass > corpus.resp3.length) {
+    throw new Error(`indexOf floor found ${linesPerPass} of ${corpus.resp3Lines} CRLFs in ${corpus.name}`);
+  }
+  let lines = 0;
+  return {
+    runFor: syncPasses(() => {
+      lines += countLines(corpus.resp3);
+    }),
+    units: units(corpus, 3),
+    check: (passes) => expectCount(FLOOR, 'CRLFs', lines, passes * linesPerPass),
+  };
 }
 
 /** One untimed pass with a full tally: a decoder that skips or mangles replies is refused. */
-function verifyDecoder(entry: DecoderEntry, corpus: Corpus, returnBuffers: boolean): void {
+function verifyDecoder(client: string, entry: DecoderEntry, corpus: Corpus, returnBuffers: boolean): void {
   const tally: Tally = { replies: 0, leaves: 0, stringBytes: 0 };
   const feed = entry.create((reply) => tallyDecoded(reply, tally), returnBuffers);
   for (const chunk of entry.protocol === 3 ? corpus.resp3 : corpus.resp2) feed(chunk);
@@ -185,7 +171,7 @@ function verifyDecoder(entry: DecoderEntry, corpus: Corpus, returnBuffers: boole
     tally.stringBytes !== expected.stringBytes
   ) {
     throw new Error(
-      `${entry.client} decoded ${corpus.name} wrongly: ${JSON.stringify(tally)}, expected ${JSON.stringify(expected)}`,
+      `${client} decoded ${corpus.name} wrongly: ${JSON.stringify(tally)}, expected ${JSON.stringify(expected)}`,
     );
   }
 }
@@ -218,9 +204,4 @@ function unexpectedPush(): void {
 
 function rethrow(error: Error): never {
   throw error;
-}
-
-/** Four significant digits: the machine's noise is far larger than that. */
-function round(value: number): number {
-  return Number(value.toPrecision(4));
 }

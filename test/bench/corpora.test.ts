@@ -4,6 +4,8 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import {
   buildCorpora,
+  buildCorpus,
+  CORPUS_NAMES,
   type Corpus,
   SOCKET_CHUNK_BYTES,
   type Tally,
@@ -62,6 +64,15 @@ describe.each(corpora.map((corpus) => [corpus.name, corpus] as [string, Corpus])
 );
 
 describe('corpora', () => {
+  it('are each built alone, as a worker builds only its own, with the bytes of a full build', () => {
+    expect(CORPUS_NAMES).toEqual(corpora.map((corpus) => corpus.name));
+    const last = corpora.at(-1)!;
+    const alone = buildCorpus(last.name);
+    expect(joined(alone.resp3).equals(joined(last.resp3))).toBe(true);
+    expect(alone.expected).toEqual(last.expected);
+    expect(() => buildCorpus('no such corpus')).toThrow(/no corpus named no such corpus; there are mixed/);
+  });
+
   it('are the same bytes on every build', () => {
     const again = buildCorpora();
     expect(again.map((corpus) => corpus.name)).toEqual(corpora.map((corpus) => corpus.name));

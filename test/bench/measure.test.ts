@@ -1,6 +1,16 @@
-// The timing loop: every contender runs in every round, in rotating order, and the median is kept.
+// The timing loop: every contender runs in every round, in rotating order, and the median is kept,
+// whether the contenders run here or in worker processes.
 import { describe, expect, it } from 'vitest';
-import { measureInterleaved, measureOptions, median } from '../../bench/measure.js';
+import {
+  asyncPasses,
+  measureInterleaved,
+  measureOptions,
+  measureRounds,
+  median,
+  roundOrder,
+  syncPasses,
+} from '../../bench/measure.js';
+import type { Round } from '../../bench/suite.js';
 
 describe('median', () => {
   it('takes the middle value, or the mean of the two middle values', () => {
@@ -49,5 +59,67 @@ describe('measureInterleaved', () => {
     };
     expect(total(true) * 10).toBeLessThan(total(false));
     expect(measureOptions(false).rounds % 2).toBe(1);
+  });
+});
+
+describe('roundOrder', () => {
+  it('runs every contender once a round and rotates who starts', () => {
+    expect(roundOrder(3, 3)).toEqual([0, 1, 2, 1, 2, 0, 2, 0, 1]);
+    expect(roundOrder(1, 2)).toEqual([0, 0]);
+  });
+});
+
+describe('measureRounds', () => {
+  it('warms every runner up, then times the rounds one runner at a time, and keeps the median', async () => {
+    const calls: string[] = [];
+    let running = 0;
+    let overlapped = false;
+    // Runner `a` does 10 passes a round in 10, 20, 30 … ms; `b` does 1 pass in 1 ms.
+    const runner = (name: string, round: (call: number) => Round) => {
+      let call = 0;
+      return {
+        name,
+        async runFor(durationMs: number): Promise<Round> {
+          calls.push(`${name}:${durationMs}`);
+          overlapped ||= running > 0;
+          running++;
+          await new Promise((resolve) => setImmediate(resolve));
+          running--;
+          return round(call++);
+        },
+      };
+    };
+    const measured = await measureRounds(
+      [
+        runner('a', (call) => ({ passes: 10, elapsedMs: 10 * (call + 1) })),
+        runner('b', () => ({ passes: 1, elapsedMs: 1 })),
+      ],
+      { warmupMs: 7, rounds: 3, roundMs: 5 },
+    );
+    expect(calls).toEqual(['a:7', 'b:7', 'a:5', 'b:5', 'b:5', 'a:5', 'a:5', 'b:5']);
+    expect(overlapped).toBe(false);
+    // a's rounds ran at 500, 333 and 250 passes/s (the warm-up is not a round); b's at 1000.
+    expect(measured).toEqual([
+      { name: 'a', passesPerSecond: 1000 / 3, passes: 40 },
+      { name: 'b', passesPerSecond: 1000, passes: 4 },
+    ]);
+  });
+});
+
+describe('syncPasses and asyncPasses', () => {
+  it('run at least one pass and keep going until the duration is over', async () => {
+    let syncCount = 0;
+    const syncRound = syncPasses(() => void syncCount++)(0);
+    expect(syncRound.passes).toBe(1);
+    expect(syncCount).toBe(1);
+
+    let asyncCount = 0;
+    const asyncRound = await asyncPasses(async () => {
+      asyncCount++;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    })(5);
+    expect(asyncRound.passes).toBe(asyncCount);
+    expect(asyncRound.passes).toBeGreaterThanOrEqual(2);
+    expect(asyncRound.elapsedMs).toBeGreaterThanOrEqual(5);
   });
 });

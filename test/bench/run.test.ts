@@ -3,11 +3,13 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { findRedisBenchmark } from '../../bench/clients/redis-benchmark.js';
 import type { BenchReport } from '../../bench/report.js';
 import { loadSuiteDirectory, parseArguments, type RunEnvironment, runBench } from '../../bench/run.js';
 import type { BenchContext, BenchResult, BenchSuite } from '../../bench/suite.js';
 import { RawConnection } from '../kit/raw-connection.js';
+import { type CompiledBench, compileBench, runCompiledBench } from './compiled-bench.js';
 
 let dir: string;
 let out: string;
@@ -61,28 +63,46 @@ function row(suiteName: string, client: string, value: number): BenchResult {
   return { suite: suiteName, case: 'case A', client, value, unit: 'ops/s' };
 }
 
-describe('a quick run of the RESP suites', () => {
-  it('prints the documented JSON, writes the same rows and starts no server', async () => {
-    const { io, captured } = environment();
-    const code = await runBench(['--quick', '--only', 'resp-decode,resp-encode', '--json', '--out', out], io);
-    expect(captured.stderr).not.toMatch(/failed/);
-    expect(code).toBe(0);
-    expect(captured.serverStarts).toBe(0);
+describe('a quick run of every isolated suite, compiled as npm run bench runs it', () => {
+  let bench: CompiledBench;
+  beforeAll(async () => {
+    bench = await compileBench();
+  });
+  afterAll(async () => {
+    await bench?.remove();
+  });
 
-    const printed = JSON.parse(captured.stdout) as BenchReport;
+  it('prints the documented JSON with every case and contender, writes the same rows, stops its server', async () => {
+    const outcome = await runCompiledBench(bench, [
+      '--quick',
+      '--only',
+      'resp-decode,resp-encode,client',
+      '--json',
+      '--out',
+      out,
+    ]);
+    expect(outcome.stderr).not.toMatch(/failed/);
+    expect(outcome.code).toBe(0);
+    expect(outcome.stderr).toContain('stopped the local redis-server');
+
+    const printed = JSON.parse(outcome.stdout) as BenchReport;
     expect(Object.keys(printed).sort()).toEqual(['meta', 'results']);
     expect(printed.meta).toEqual({
       node: process.version,
       cpu: expect.any(String),
-      date: '2025-01-02T03:04:05.000Z',
-      command: `npm run bench -- --quick --only resp-decode,resp-encode --json --out ${out}`,
+      date: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      command: `npm run bench -- --quick --only resp-decode,resp-encode,client --json --out ${out}`,
     });
     for (const result of printed.results) {
       expect(Object.keys(result).sort()).toEqual(['case', 'client', 'suite', 'unit', 'value']);
       expect(Number.isFinite(result.value) && result.value > 0).toBe(true);
     }
+    const bySuite = (name: string) => printed.results.filter((result) => result.suite === name);
+    const decode = bySuite('resp-decode');
+    const encode = bySuite('resp-encode');
+    const client = bySuite('client');
+    expect(decode.length + encode.length + client.length).toBe(printed.results.length);
 
-    const decode = printed.results.filter((result) => result.suite === 'resp-decode');
     const decodeCases = [...new Set(decode.map((result) => result.case))];
     expect(decodeCases).toEqual([
       'mixed small replies',
@@ -96,12 +116,11 @@ describe('a quick run of the RESP suites', () => {
       const rows = decode.filter((result) => result.case === decodeCase);
       expect(rows.map((result) => `${result.client} ${result.unit}`).sort()).toEqual(
         ['respire', 'redis-parser', '@redis/client', 'indexOf floor']
-          .flatMap((client) => [`${client} replies/s`, `${client} MB/s`])
+          .flatMap((name) => [`${name} replies/s`, `${name} MB/s`])
           .sort(),
       );
     }
 
-    const encode = printed.results.filter((result) => result.suite === 'resp-encode');
     expect([...new Set(encode.map((result) => result.case))]).toEqual([
       'GET small',
       'SET small',
@@ -120,12 +139,25 @@ describe('a quick run of the RESP suites', () => {
         'ioredis as bytes',
       ]),
     );
-    expect(decode.length + encode.length).toBe(printed.results.length);
+
+    const ceiling = findRedisBenchmark() === undefined ? [] : ['redis-benchmark -c 1 -P 16'];
+    const everyClient = ['respire', 'ioredis', 'ioredis auto-pipelining', 'node-redis'];
+    const clientsOf = (name: string) =>
+      client.filter((result) => result.case === name).map((result) => result.client);
+    expect(client.every((result) => result.unit === 'ops/s')).toBe(true);
+    expect(clientsOf('GET 16 B, sequential awaits')).toEqual(['respire', 'ioredis', 'node-redis']);
+    expect(clientsOf('GET 16 B, Promise.all of 1000')).toEqual([...everyClient, ...ceiling]);
+    expect(clientsOf('SET 16 B, Promise.all of 1000')).toEqual([...everyClient, ...ceiling]);
+    expect(clientsOf('GET 16 B, pipelines of 100')).toEqual(['respire', 'ioredis', 'node-redis']);
+    expect(clientsOf('GET 1 KiB, Promise.all of 100')).toEqual(everyClient);
+    expect(clientsOf('GET 100 KiB, Promise.all of 100')).toEqual(everyClient);
 
     const written = JSON.parse(await readFile(out, 'utf8')) as BenchReport;
     expect(written).toEqual(printed);
-  });
+  }, 180_000);
+});
 
+describe('the table', () => {
   it('prints a table with Respire’s ratio to each peer and the floor when --json is absent', async () => {
     const { io, captured } = environment({
       loadSuites: async () => [
@@ -150,7 +182,27 @@ describe('suites', () => {
     const names = suites.map((found) => found.name);
     expect(names).toContain('resp-decode');
     expect(names).toContain('resp-encode');
+    expect(names).toContain('client');
     expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('refuses to time an isolated suite without compiled workers, or one from no module file', async () => {
+    const fromSource = environment();
+    delete fromSource.io.loadSuites; // the real bench/suites/, loaded here from source
+    expect(await runBench(['--only', 'resp-encode', '--out', out], fromSource.io)).toBe(1);
+    expect(fromSource.captured.stderr).toContain('run the compiled runner (npm run bench)');
+
+    const isolated: BenchSuite = {
+      name: 'loose',
+      plan: () => [{ name: 'case A', contenders: ['respire'] }],
+      prepare: async () => ({ runFor: () => ({ passes: 1, elapsedMs: 1 }), units: [] }),
+    };
+    const injected = environment({
+      loadSuites: async () => [isolated],
+      worker: { script: '/nonexistent/worker.js', execArgv: [] },
+    });
+    expect(await runBench(['--out', out], injected.io)).toBe(1);
+    expect(injected.captured.stderr).toContain('loose was not loaded from a suite module');
   });
 
   it('refuses an unknown suite or flag with usage and exit code 2', async () => {

@@ -1,0 +1,20 @@
+// The `client` suite's Respire driver: RespireClient with its defaults; explicit pipelines are
+// `redis.batch()` entries written together by `execute()`.
+import { RespireClient } from '../../src/client/respire-client.js';
+import type { ClientDriver } from './driver.js';
+
+export async function connectRespire(url: string): Promise<ClientDriver> {
+  const { hostname, port } = new URL(url);
+  const redis = await RespireClient.connect({ endpoints: [{ host: hostname, port: Number(port) }] });
+  return {
+    get: (key) => redis.get(key),
+    set: (key, value) => redis.set(key, value),
+    async pipelineGets(keys) {
+      const batch = redis.batch();
+      const replies = keys.map((key) => batch.get(key));
+      await batch.execute();
+      return Promise.all(replies);
+    },
+    close: () => redis.close(),
+  };
+}

@@ -1,0 +1,243 @@
+// Benchmark suite `client`: Respire's RespireClient end to end against ioredis and node-redis on
+// the runner's redis-server, each client in a worker process of its own, with
+// `redis-benchmark -c 1 -P 16` on the same server as the ceiling of the pipelined cases.
+import { RawConnection } from '../../test/kit/raw-connection.js';
+import type { ClientDriver } from '../clients/driver.js';
+import { findRedisBenchmark, redisBenchmarkRounds } from '../clients/redis-benchmark.js';
+import { flatString, flatten } from '../flat-strings.js';
+import { asyncPasses } from '../measure.js';
+import type { BenchContext, CasePlan, IsolatedSuite, MeasureOptions, PreparedContender } from '../suite.js';
+
+const RESPIRE = 'respire';
+const IOREDIS = 'ioredis';
+const IOREDIS_AUTO = 'ioredis auto-pipelining';
+const NODE_REDIS = 'node-redis';
+const CEILING = 'redis-benchmark -c 1 -P 16';
+
+/** Each client by contender name; imported only inside that contender's worker. */
+const DRIVERS: Record<string, (url: string) => Promise<ClientDriver>> = {
+  [RESPIRE]: async (url) => (await import('../clients/respire.js')).connectRespire(url),
+  [IOREDIS]: async (url) => (await import('../clients/ioredis.js')).connectIoredis(url, false),
+  [IOREDIS_AUTO]: async (url) => (await import('../clients/ioredis.js')).connectIoredis(url, true),
+  [NODE_REDIS]: async (url) => (await import('../clients/node-redis.js')).connectNodeRedis(url),
+};
+
+/** How a pass issues its commands. */
+type Pattern =
+  /** `batch` GETs, each awaited before the next is sent. */
+  | 'sequential'
+  /** `batch` commands issued at once and awaited with Promise.all (auto-pipelining's case). */
+  | 'concurrent'
+  /** One explicit pipeline of `batch` GETs through the client's pipeline API. */
+  | 'pipeline';
+
+interface ClientCase {
+  name: string;
+  command: 'GET' | 'SET';
+  pattern: Pattern;
+  valueBytes: number;
+  /** Commands per pass, on as many distinct keys. */
+  batch: number;
+  contenders: readonly string[];
+}
+
+const EVERY_CLIENT = [RESPIRE, IOREDIS, IOREDIS_AUTO, NODE_REDIS];
+
+const CASES: readonly ClientCase[] = [
+  {
+    name: 'GET 16 B, sequential awaits',
+    command: 'GET',
+    pattern: 'sequential',
+    valueBytes: 16,
+    batch: 100,
+    contenders: [RESPIRE, IOREDIS, NODE_REDIS],
+  },
+  {
+    name: 'GET 16 B, Promise.all of 1000',
+    command: 'GET',
+    pattern: 'concurrent',
+    valueBytes: 16,
+    batch: 1000,
+    contenders: [...EVERY_CLIENT, CEILING],
+  },
+  {
+    name: 'SET 16 B, Promise.all of 1000',
+    command: 'SET',
+    pattern: 'concurrent',
+    valueBytes: 16,
+    batch: 1000,
+    contenders: [...EVERY_CLIENT, CEILING],
+  },
+  {
+    name: 'GET 16 B, pipelines of 100',
+    command: 'GET',
+    pattern: 'pipeline',
+    valueBytes: 16,
+    batch: 100,
+    contenders: [RESPIRE, IOREDIS, NODE_REDIS],
+  },
+  {
+    name: 'GET 1 KiB, Promise.all of 100',
+    command: 'GET',
+    pattern: 'concurrent',
+    valueBytes: 1024,
+    batch: 100,
+    contenders: EVERY_CLIENT,
+  },
+  {
+    name: 'GET 100 KiB, Promise.all of 100',
+    command: 'GET',
+    pattern: 'concurrent',
+    valueBytes: 100 * 1024,
+    batch: 100,
+    contenders: EVERY_CLIENT,
+  },
+];
+
+/** Longer rounds than the RESP suites: a pass is a network round trip or more. */
+function clientMeasureOptions(quick: boolean): MeasureOptions {
+  return quick ? { warmupMs: 20, rounds: 3, roundMs: 20 } : { warmupMs: 500, rounds: 9, roundMs: 250 };
+}
+
+export const clientSuite: IsolatedSuite = {
+  name: 'client',
+  plan(context): CasePlan[] {
+    const ceiling = findRedisBenchmark() !== undefined;
+    if (!ceiling) context.log(`client: no redis-benchmark on PATH, so no "${CEILING}" rows`);
+    return CASES.map((clientCase) => ({
+      name: clientCase.name,
+      contenders: clientCase.contenders.filter((contender) => ceiling || contender !== CEILING),
+      measure: clientMeasureOptions(context.quick),
+    }));
+  },
+  async prepare(caseName, contender, context) {
+    const clientCase = CASES.find((candidate) => candidate.name === caseName);
+    if (clientCase === undefined) throw new Error(`client has no case ${caseName}`);
+    const url = await context.redisUrl();
+    if (contender === CEILING) return prepareCeiling(clientCase, url, context);
+    const connect = DRIVERS[contender];
+    if (connect === undefined) throw new Error(`client has no contender ${contender}`);
+    return prepareClient(clientCase, contender, await connect(url));
+  },
+};
+
+export default clientSuite;
+
+/** The keys a case reads or writes; every worker writes the same values to them, so order is moot. */
+function caseKeys(clientCase: ClientCase): string[] {
+  return Array.from({ length: clientCase.batch }, (_, i) =>
+    flatten(`bench:client:${clientCase.valueBytes}:${i}`),
+  );
+}
+
+async function prepareClient(
+  clientCase: ClientCase,
+  contender: string,
+  driver: ClientDriver,
+): Promise<PreparedContender> {
+  const { batch, valueBytes } = clientCase;
+  const keys = caseKeys(clientCase);
+  const value = flatString(valueBytes, 'v');
+  await Promise.all(keys.map((key) => driver.set(key, value)));
+  const expected = clientCase.command === 'SET' ? 'OK' : value;
+  const pass = passFor(clientCase, driver, keys, value);
+
+  // Untimed: every reply of one pass must be exactly what the command gives back.
+  const checked = await pass();
+  const wrong = checked.findIndex((reply) => reply !== expected);
+  if (checked.length !== batch || wrong !== -1) {
+    throw new Error(
+      `${contender} answered ${clientCase.name} with ${checked.length} replies, reply ${wrong} being ${describe(checked[wrong])}`,
+    );
+  }
+
+  // Timed: replies are counted by a check that costs nothing next to the round trip.
+  let good = 0;
+  const expectedLength = expected.length;
+  return {
+    runFor: asyncPasses(async () => {
+      const replies = await pass();
+      for (let i = 0; i < replies.length; i++) {
+        const reply = replies[i];
+        if (typeof reply === 'string' && reply.length === expectedLength) good++;
+      }
+    }),
+    units: [{ unit: 'ops/s', perPass: batch }],
+    check(passes) {
+      // The untimed pass above is not among `passes`.
+      if (good !== passes * batch) {
+        throw new Error(`${contender} gave ${good} right replies in ${passes} passes of ${batch}`);
+      }
+    },
+    close: () => driver.close(),
+  };
+}
+
+function passFor(
+  clientCase: ClientCase,
+  driver: ClientDriver,
+  keys: readonly string[],
+  value: string,
+): () => Promise<unknown[]> {
+  const { batch, command, pattern } = clientCase;
+  if (pattern === 'pipeline') return () => driver.pipelineGets(keys);
+  if (pattern === 'sequential') {
+    return async () => {
+      const replies: unknown[] = new Array(batch);
+      for (let i = 0; i < batch; i++) replies[i] = await driver.get(keys[i]!);
+      return replies;
+    };
+  }
+  const promises: Promise<unknown>[] = new Array(batch);
+  if (command === 'SET') {
+    return () => {
+      for (let i = 0; i < batch; i++) promises[i] = driver.set(keys[i]!, value);
+      return Promise.all(promises);
+    };
+  }
+  return () => {
+    for (let i = 0; i < batch; i++) promises[i] = driver.get(keys[i]!);
+    return Promise.all(promises);
+  };
+}
+
+function describe(reply: unknown): string {
+  if (typeof reply === 'string')
+    return reply.length > 40 ? `a string of ${reply.length}` : JSON.stringify(reply);
+  return String(reply);
+}
+
+/** redis-benchmark's key when run without -r; its SET test writes it, its GET test reads it. */
+const BENCHMARK_KEY = 'key:__rand_int__';
+
+async function prepareCeiling(
+  clientCase: ClientCase,
+  url: string,
+  context: BenchContext,
+): Promise<PreparedContender> {
+  const binary = findRedisBenchmark();
+  if (binary === undefined) throw new Error('redis-benchmark is not on PATH');
+  const test = clientCase.command === 'SET' ? 'set' : 'get';
+  const options = {
+    binary,
+    url,
+    requests: context.quick ? 20_000 : 200_000,
+    valueBytes: clientCase.valueBytes,
+  };
+  // Its SET test writes the key its GET test reads, with a value of the case's size.
+  await redisBenchmarkRounds({ ...options, test: 'set', requests: 1_000 })(0);
+  const { hostname, port } = new URL(url);
+  const connection = await RawConnection.open({ host: hostname, port: Number(port) });
+  try {
+    const reply = (await connection.request([['STRLEN', BENCHMARK_KEY]])).toString();
+    if (reply !== `:${clientCase.valueBytes}\r\n`) {
+      throw new Error(`redis-benchmark left ${BENCHMARK_KEY} with STRLEN ${JSON.stringify(reply)}`);
+    }
+  } finally {
+    connection.socket.destroy();
+  }
+  return {
+    runFor: redisBenchmarkRounds({ ...options, test }),
+    units: [{ unit: 'ops/s', perPass: 1 }],
+  };
+}
