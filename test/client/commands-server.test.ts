@@ -18,12 +18,18 @@ describe.each([3, 2] as const)('server helpers over RESP%i', (protocol) => {
     expect(await redis.ping('hi 日本')).toBe('hi 日本');
     expect(await redis.echo('')).toBe('');
     expect(await redis.echo(Buffer.from('bytes'))).toBe('bytes');
+    expect(await redis.ping({ timeout: 1000 })).toBe('PONG');
+    expect(await redis.ping(Buffer.from('buffer'), { timeout: 1000 })).toBe('buffer');
+    const aborted = AbortSignal.abort(new Error('never sent'));
+    await expect(redis.ping({ signal: aborted })).rejects.toThrow('never sent');
+    await expect(redis.info({ signal: aborted })).rejects.toThrow('never sent');
   });
 
   it('reads INFO as text and as sections', async () => {
     const text = await redis.info('server');
     expect(text).toMatch(/^# Server\r\n/);
     expect(text).toContain('redis_version:7.');
+    expect(await redis.info({ timeout: 1000 })).toContain('# Clients');
     const sections = await redis.infoSections();
     expect(sections.server?.redis_mode).toBe('standalone');
     expect(sections.clients?.connected_clients).toMatch(/^\d+$/);

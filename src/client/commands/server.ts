@@ -5,6 +5,7 @@ import type { RespValue } from '../../resp/types.js';
 import type { CommandOptions } from '../../transport/command.js';
 import { checkExclusive, checkOptionKeys, flagOption } from './arguments.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
+import { isCommandOptions } from './connection.js';
 import { asInteger, asNullableString, asOk, asString, elements, unexpected } from './reply.js';
 
 export interface FlushOptions extends CommandOptions {
@@ -19,9 +20,9 @@ export type InfoSections = Record<string, Record<string, string>>;
 
 export interface ServerCommands {
   /** INFO: the report text (`# Server`, `field:value` lines), for one section or the default set. */
-  info(section?: string, options?: CommandOptions): Promise<string>;
+  info(section?: string | CommandOptions, options?: CommandOptions): Promise<string>;
   /** INFO, parsed with `parseInfo`: `(await redis.infoSections('server')).server.redis_version`. */
-  infoSections(section?: string, options?: CommandOptions): Promise<InfoSections>;
+  infoSections(section?: string | CommandOptions, options?: CommandOptions): Promise<InfoSections>;
   /** TIME: the server clock, as whole seconds and the microseconds within that second. */
   time(options?: CommandOptions): Promise<{ seconds: number; microseconds: number }>;
   /** DBSIZE: the number of keys in the current database. */
@@ -98,11 +99,15 @@ function flushCall(caller: CommandCaller, name: string, options: FlushOptions | 
 
 export const serverCommands: ThisType<CommandCaller> & ServerCommands = {
   info(section, options) {
-    return this.call(section === undefined ? ['INFO'] : ['INFO', section], asString, options);
+    if (section === undefined || isCommandOptions(section))
+      return this.call(['INFO'], asString, section ?? options);
+    return this.call(['INFO', section], asString, options);
   },
   infoSections(section, options) {
-    const args = section === undefined ? ['INFO'] : ['INFO', section];
-    return this.call(args, (reply) => parseInfo(asString(reply)), options);
+    const parse = (reply: RespValue) => parseInfo(asString(reply));
+    if (section === undefined || isCommandOptions(section))
+      return this.call(['INFO'], parse, section ?? options);
+    return this.call(['INFO', section], parse, options);
   },
   time(options) {
     return this.call(['TIME'], asTime, options);
