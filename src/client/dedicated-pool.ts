@@ -12,6 +12,8 @@ interface Waiter {
 
 export class DedicatedPool {
   private readonly idle: Channel[] = [];
+  /** Connections out on loan, so that close() and destroy() reach them too. */
+  private readonly lent = new Set<Channel>();
   private readonly waiters: Waiter[] = [];
   private size = 0;
   private closed = false;
@@ -25,7 +27,7 @@ export class DedicatedPool {
   async acquire(): Promise<Channel> {
     if (this.closed) throw this.closedError();
     const idle = this.idle.pop();
-    if (idle !== undefined) return idle;
+    if (idle !== undefined) return this.lend(idle);
     if (this.size < this.maxSize) {
       this.size++;
       // Dedicated connections never reconnect: one that breaks is dropped and replaced on demand.
@@ -37,7 +39,12 @@ export class DedicatedPool {
         this.wakeNext();
         throw error;
       }
-      return channel;
+      if (this.closed) {
+        this.size--;
+        channel.destroy();
+        throw this.closedError();
+      }
+      return this.lend(channel);
     }
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
@@ -59,14 +66,16 @@ export class DedicatedPool {
   }
 
   release(channel: Channel): void {
+    if (!this.lent.delete(channel)) return;
     if (this.closed) {
-      this.discard(channel);
+      channel.destroy();
+      this.size--;
       return;
     }
     const waiter = this.waiters.shift();
     if (waiter !== undefined) {
       clearTimeout(waiter.timer);
-      waiter.resolve(channel);
+      waiter.resolve(this.lend(channel));
       return;
     }
     this.idle.push(channel);
@@ -74,24 +83,33 @@ export class DedicatedPool {
 
   /** Closes a borrowed connection whose state cannot be trusted (aborted BLPOP, broken WATCH). */
   discard(channel: Channel): void {
+    if (!this.lent.delete(channel)) return;
     channel.destroy();
     this.size--;
     this.wakeNext();
   }
 
+  /** Closes idle connections, and lent ones once their replies in flight have arrived. */
   async close(): Promise<void> {
     this.closed = true;
     this.rejectWaiters();
     const idle = this.idle.splice(0);
     this.size -= idle.length;
-    await Promise.all(idle.map((channel) => channel.close()));
+    await Promise.all([...idle, ...this.lent].map((channel) => channel.close()));
   }
 
+  /** Closes every connection at once; commands on lent ones fail. */
   destroy(): void {
     this.closed = true;
     this.rejectWaiters();
-    for (const channel of this.idle.splice(0)) channel.destroy();
+    for (const channel of [...this.idle.splice(0), ...this.lent]) channel.destroy();
+    this.lent.clear();
     this.size = 0;
+  }
+
+  private lend(channel: Channel): Channel {
+    this.lent.add(channel);
+    return channel;
   }
 
   /** A slot freed up: the oldest waiter gets a fresh connection. */

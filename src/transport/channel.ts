@@ -58,14 +58,23 @@ export class Channel {
   /** Opens the first connection; rejects with its error (the channel is then closed). */
   async start(): Promise<void> {
     const events = this.eventsFor();
+    let connection: Connection;
     try {
-      const connection = await connect(this.options, events);
-      events.bind(connection);
-      this.adopt(connection);
+      connection = await connect(this.options, events);
     } catch (error) {
       this.state = 'closed';
+      // Commands queued while the first connection was being opened were never sent.
+      this.failQueued(error instanceof Error ? error : this.closedError());
+      this.notifyDrained();
       throw error;
     }
+    if (this.state !== 'connecting') {
+      // Closed or destroyed while connecting: the new socket has no owner.
+      connection.destroy(undefined);
+      throw this.closedError();
+    }
+    events.bind(connection);
+    this.adopt(connection);
   }
 
   /** Queues a command for writing; it settles through its own promise. */
