@@ -1,11 +1,18 @@
 // Public entry point of the `respire` package.
 
 export type { RespireCircuitBreakerOptions } from './breaker/index.js';
+export type { Batch, BatchFailure } from './client/batch.js';
 export type { RedisArgument } from './client/commands/caller.js';
 export type { RedisCommands } from './client/commands/index.js';
+export type { ScanCursor } from './client/commands/scan.js';
 export type { RespireEndpointInput } from './client/endpoint.js';
+export type { Transaction, TransactionOptions } from './client/multi.js';
 export type { RespireOptions, RespireRetryOptions } from './client/options.js';
+export type { PubSubListener } from './client/pubsub.js';
 export { RespireClient } from './client/respire-client.js';
+export type { KeyScanOptions, ScanOptions } from './client/scan.js';
+export type { RedisScript, ScriptArgument, ScriptOptions } from './client/scripting.js';
+export type { WatchSession } from './client/watch-session.js';
 export * from './errors.js';
 export type { RespDecoderOptions, RespValue } from './resp/types.js';
 export type { CommandOptions } from './transport/command.js';
