@@ -109,20 +109,43 @@ export class Connection {
         }
       }
       try {
-        encoder.encode(command.args);
+        // Large Buffers are written by reference, so they must stay unmodified until written: a
+        // command whose promise may settle before that (fire-and-forget, or aborted after the
+        // write) has them copied instead. Every other settles after the server read it whole.
+        encoder.encode(
+          command.args,
+          command.signal !== undefined || (command.flags & CommandFlags.FireAndForget) !== 0,
+        );
       } catch (error) {
         command.reject(error);
         continue;
       }
       this.track(command, now);
       written++;
-      if (encoder.byteLength >= WRITE_CHUNK_BYTES && !this.socket.write(encoder.take())) {
+      if (encoder.byteLength >= WRITE_CHUNK_BYTES && !this.writeEncoded()) {
         this.waitingForDrain = true;
         break;
       }
     }
-    if (encoder.byteLength > 0 && !this.socket.write(encoder.take())) this.waitingForDrain = true;
+    if (encoder.byteLength > 0 && !this.writeEncoded()) this.waitingForDrain = true;
     return written;
+  }
+
+  /**
+   * Writes what the encoder holds. Several chunks (large Buffers by reference between encoded
+   * bytes) are written corked, so they leave in one writev without a copy in JavaScript; all of
+   * them are written even after one fills the socket, as their commands already count as written.
+   * Returns false when the socket asks to drain.
+   */
+  private writeEncoded(): boolean {
+    const chunks = this.encoder.takeChunks();
+    const socket = this.socket;
+    if (chunks.length === 1) return socket.write(chunks[0]!);
+    let ready = true;
+    socket.cork();
+    for (const chunk of chunks) if (!socket.write(chunk)) ready = false;
+    socket.uncork();
+    return ready;
   }
 
   /** Writes one command at once, ahead of any queue: for the handshake and connection setup. */
@@ -136,7 +159,7 @@ export class Connection {
     }
     this.encoder.encode(args);
     this.track(command as Command<unknown>, this.clock.now());
-    this.socket.write(this.encoder.take());
+    this.writeEncoded();
     return command.promise;
   }
 
