@@ -57,7 +57,7 @@ describe('malformed reply from a real server (proxy corrupts a byte)', () => {
     await proxy.setMode('corruptReplyByte', 80);
     const results = await Promise.all(Array.from({ length: 100 }, (_, i) => outcome(redis.echo(`e${i}`))));
     expect(proxy.faultsFired).toBe(1);
-    results.slice(0, 10).forEach((result, i) => expect(result).toEqual({ value: `e${i}` }));
+    expect(results.slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, i) => ({ value: `e${i}` })));
     for (const { error } of results.slice(10)) {
       expect(error).toBeInstanceOf(RespireProtocolError);
       expect(error).toMatchObject({ endpoint: { host: proxy.host, port: proxy.port } });

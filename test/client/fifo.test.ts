@@ -34,7 +34,7 @@ const TOTAL = 100_000;
 const ROUND = 5000;
 const GET_KEYS = 1000;
 
-describe('FIFO alignment under faults', () => {
+describe.each([3, 2] as const)('FIFO alignment under faults (protocol %i)', (protocol) => {
   const server = useRedisServer();
   const random = seededRandom();
   let proxy: FaultProxy;
@@ -46,6 +46,7 @@ describe('FIFO alignment under faults', () => {
     const reconnectRandom = random.fork();
     redis = await RespireClient.connect({
       endpoints: [{ host: proxy.host, port: proxy.port }],
+      protocol,
       commandTimeout: 10_000,
       acquireTimeout: 10_000,
       reconnect: () => reconnectRandom.int(0, 5),
@@ -208,7 +209,7 @@ describe('FIFO alignment under faults', () => {
     const timedOut = count((outcome) => outcome.error instanceof RespireTimeoutError);
     const lost = count((outcome) => outcome.error instanceof RespireConnectionError);
     console.log(
-      `seed ${random.seed}: ${fulfilled} fulfilled, ${aborted} aborted, ${timedOut} timed out, ` +
+      `RESP${protocol} seed ${random.seed}: ${fulfilled} fulfilled, ${aborted} aborted, ${timedOut} timed out, ` +
         `${lost} lost with a replaced connection, ${proxy.connectionsAccepted} connections`,
     );
     // The run exercised what it claims to: aborts both sides of the write, and some successes.

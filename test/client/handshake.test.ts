@@ -220,6 +220,27 @@ describe('handshake over TLS', () => {
     expect(values).toEqual(Array.from({ length: 500 }, (_, i) => `tls-${i}`));
   });
 
+  it('reconnects over TLS after the connection is cut', async () => {
+    const proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
+    try {
+      const redis = await open({
+        endpoints: [{ host: proxy.host, port: proxy.port }],
+        tls: { ca: server.tls!.ca },
+        username: 'tls-user',
+        password: 'tls-secret',
+        reconnect: () => 5,
+      });
+      expect(await redis.echo('before')).toBe('before');
+      await proxy.closeAllConnections();
+      await proxy.waitForConnectionsAccepted(2);
+      await proxy.waitForConnections(1);
+      expect(await redis.echo('after')).toBe('after');
+      expect(await redis.send(['ACL', 'WHOAMI'])).toBe('tls-user');
+    } finally {
+      await proxy.stop();
+    }
+  });
+
   it('rejects an untrusted certificate with RespireConnectionError', async () => {
     const error = await failure({
       endpoints: [{ host: server.host, port: server.port }],

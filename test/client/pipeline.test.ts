@@ -369,6 +369,22 @@ describe('blocking commands', () => {
     ]);
   });
 
+  it.each([3, 2] as const)(
+    'use the same database and protocol as the client (protocol %i)',
+    async (protocol) => {
+      const redis = await open({ database: 5, protocol });
+      const popped = redis.send(['BLPOP', `block:db:${protocol}`, '5']);
+      await blockedClients(redis, 1);
+      await redis.send(['RPUSH', `block:db:${protocol}`, 'in-db-5']);
+      // A dedicated connection left in db 0 would stay blocked there until its 5 s timeout.
+      expect(await popped).toEqual([`block:db:${protocol}`, 'in-db-5']);
+      const zpop = redis.send(['BZPOPMIN', `block:z:${protocol}`, '5']);
+      await redis.send(['ZADD', `block:z:${protocol}`, '1.5', 'm']);
+      // RESP3 answers the score as a double, RESP2 as a bulk string.
+      expect(await zpop).toEqual([`block:z:${protocol}`, 'm', protocol === 3 ? 1.5 : '1.5']);
+    },
+  );
+
   it('is bounded by a signal, and the connection left blocked is not reused', async () => {
     const redis = await open();
     const controller = new AbortController();

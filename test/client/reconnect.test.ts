@@ -231,6 +231,39 @@ describe('reconnect option', () => {
   });
 });
 
+describe('handshake state after a reconnect', () => {
+  const acl = useRedisServer({ aclUsers: [{ name: 'again', password: 'again-secret' }] });
+
+  it.each([3, 2] as const)('keeps user, name and database (protocol %i)', async (protocol) => {
+    const proxy = await startFaultProxy({ target: { host: acl.host, port: acl.port } });
+    proxies.push(proxy);
+    const probe = new ReconnectProbe(() => 5);
+    const redis = await RespireClient.connect({
+      endpoints: [{ host: proxy.host, port: proxy.port }],
+      protocol,
+      username: 'again',
+      password: 'again-secret',
+      clientName: `again-${protocol}`,
+      database: 4,
+      reconnect: probe.policy,
+    });
+    clients.push(redis);
+    const before = await redis.send(['CLIENT', 'ID']);
+    await proxy.closeAllConnections();
+    await probe.called(1);
+    await proxy.waitForConnectionsAccepted(2);
+    expect(await redis.set('again:key', 'in-db-4')).toBe('OK');
+    const info = String(await redis.send(['CLIENT', 'INFO']));
+    expect(await redis.send(['CLIENT', 'ID'])).not.toBe(before);
+    expect(info).toMatch(/\bdb=4\b/);
+    expect(info).toMatch(new RegExp(`\\bname=again-${protocol}\\b`));
+    expect(info).toMatch(/\buser=again\b/);
+    expect(info).toMatch(new RegExp(`\\bresp=${protocol}\\b`));
+    const direct = await open({ username: 'again', password: 'again-secret', database: 4 }, acl.port);
+    expect(await direct.get('again:key')).toBe('in-db-4');
+  });
+});
+
 describe('retry option', () => {
   async function resetWhileHeld(redis: RespireClient, proxy: FaultProxy, key: string) {
     await redis.set(key, 'stored');
