@@ -2,9 +2,8 @@
 //
 // Design: a byte-level loop over the current chunk with an explicit aggregate stack (nesting never
 // recurses). A line token cut by a chunk boundary is held back and completed when a later chunk
-// brings a line feed; a payload (bulk string, verbatim string, blob error, streamed-string chunk)
-// cut by a boundary is copied into one buffer of its final size, so a 64 MiB bulk arriving in
-// 64 KiB pieces costs linear time. Malformed input poisons the decoder: `write` throws the same
+// brings a line feed; payloads are read by PayloadReader (no copy when a chunk holds them, linear
+// time however they are cut). Malformed input poisons the decoder: `write` throws the same
 // RespireProtocolError until `reset()`; it never resynchronises silently (PROTOCOL.md §1.2 rule 4).
 import { RespireProtocolError, RespireServerError } from '../errors.js';
 import {
@@ -27,6 +26,7 @@ import {
   VERBATIM,
 } from './frame-types.js';
 import { INCOMPLETE, INLINE_DIGITS, LineReader, NULL_LENGTH, STREAMED } from './line-reader.js';
+import { PayloadReader } from './payload-reader.js';
 import { readBigNumber, readDouble, utf8Text } from './scalars.js';
 import type { RespDecoderOptions, RespValue } from './types.js';
 import { UNTIL_END, ValueAssembler } from './value-assembler.js';
@@ -46,8 +46,8 @@ export const DEFAULT_MAX_AGGREGATE_LENGTH = 2 ** 32 - 1;
  *
  * With `returnBuffers`, a string whose payload arrived inside one chunk is a zero-copy slice of
  * that chunk: it stays valid as long as the chunk's memory is not reused, so never write into a
- * buffer after passing it to `write` (Node socket chunks are never reused). The decoder may also
- * hold references to the tail of a chunk until the next `write`.
+ * buffer after passing it to `write` (Node socket chunks are never reused): the decoder also keeps
+ * views of chunks holding an unfinished token or payload until it completes.
  *
  * A callback that throws makes `write` throw that error; the bytes after the delivered value are
  * kept and decoded by the next `write` (an empty chunk is enough to resume).
@@ -68,13 +68,7 @@ export class RespDecoder {
   /** Whether `held` is one unfinished line, which cannot complete before a line feed arrives. */
   private heldIsLine = false;
 
-  /** Payload being read after its header: its type byte (0 = none), length and stream offset. */
-  private payloadType = 0;
-  private payloadLength = 0;
-  private payloadOffset = 0;
-  /** A payload cut by a chunk boundary, collected with its CRLF into one buffer. */
-  private payload: Buffer | null = null;
-  private payloadFilled = 0;
+  private readonly payloads: PayloadReader;
 
   private readonly values: ValueAssembler;
   private readonly handlers: RespDecoderOptions;
@@ -93,6 +87,7 @@ export class RespDecoder {
     this.maxBulk = options.maxBulkLength ?? DEFAULT_MAX_BULK_LENGTH;
     this.maxAggregate = options.maxAggregateLength ?? DEFAULT_MAX_AGGREGATE_LENGTH;
     this.lines = new LineReader(this.maxBulk, (message, index) => this.fail(message, index));
+    this.payloads = new PayloadReader((message, offset) => this.fail(message, offset - this.base));
   }
 
   /** Decodes the next bytes of the stream. Throws RespireProtocolError on malformed input. */
@@ -130,8 +125,7 @@ export class RespDecoder {
     this.held = [];
     this.heldLength = 0;
     this.heldIsLine = false;
-    this.payloadType = 0;
-    this.payload = null;
+    this.payloads.reset();
     this.values.reset();
   }
 
@@ -140,7 +134,7 @@ export class RespDecoder {
     const values = this.values;
     const handlers = this.handlers;
     let pos = 0;
-    if (this.payloadType !== 0) {
+    if (this.payloads.type !== 0) {
       // A payload cut by the previous chunk's end.
       pos = this.readPayload(buf, pos);
       if (pos === -1) return;
@@ -257,9 +251,7 @@ export class RespDecoder {
           pos = stop + 2;
           break;
         }
-        this.payloadType = type;
-        this.payloadLength = length;
-        this.payloadOffset = this.base + pos;
+        this.payloads.begin(type, length, this.base + pos);
         pos = this.readPayload(buf, pos);
         return pos;
       }
@@ -337,40 +329,18 @@ export class RespDecoder {
     return pos;
   }
 
-  /**
-   * Reads a payload of `payloadLength` bytes plus CRLF starting at `pos`, from this chunk alone
-   * (zero-copy) when it is all here, else into a buffer of its final size. Returns the index after
-   * it, or -1 when the chunk ended first.
-   */
+  /** Continues the payload under way; returns the index after it, or -1 when `buf` ended first. */
   private readPayload(buf: Buffer, pos: number): number {
-    const length = this.payloadLength;
-    let payload = this.payload;
-    if (payload === null) {
-      if (buf.length - pos >= length + 2) {
-        const stop = pos + length;
-        if (buf[stop] !== CR || buf[stop + 1] !== LF) this.fail('missing CRLF after a payload', stop);
-        this.finishPayload(buf, pos, stop, stop + 2);
-        return stop + 2;
-      }
-      payload = this.payload = Buffer.allocUnsafe(length + 2);
-      this.payloadFilled = 0;
-    }
-    const count = Math.min(length + 2 - this.payloadFilled, buf.length - pos);
-    buf.copy(payload, this.payloadFilled, pos, pos + count);
-    this.payloadFilled += count;
-    pos += count;
-    if (this.payloadFilled < length + 2) return -1;
-    this.payload = null;
-    if (payload[length] !== CR || payload[length + 1] !== LF) {
-      this.fail('missing CRLF after a payload', this.payloadOffset + length - this.base);
-    }
-    this.finishPayload(payload, 0, length, pos);
-    return pos;
+    const payloads = this.payloads;
+    const next = payloads.read(buf, pos);
+    if (next !== -1)
+      this.finishPayload(payloads.source, payloads.start, payloads.start + payloads.length, next);
+    return next;
   }
 
   private finishPayload(src: Buffer, start: number, stop: number, resume: number): void {
-    const type = this.payloadType;
-    this.payloadType = 0;
+    const type = this.payloads.type;
+    this.payloads.type = 0;
     let value: RespValue;
     if (type === BULK_STRING) {
       value = this.returnBuffers ? src.subarray(start, stop) : utf8Text(src, start, stop);
@@ -382,7 +352,7 @@ export class RespDecoder {
     } else {
       // Verbatim: `fmt:` then the text (PROTOCOL.md §1.1); the format is dropped.
       if (stop - start < 4 || src[start + 3] !== COLON) {
-        this.fail('verbatim string without a `fmt:` prefix', this.payloadOffset + 3 - this.base);
+        this.fail('verbatim string without a `fmt:` prefix', this.payloads.offset + 3 - this.base);
       }
       value = this.returnBuffers ? src.subarray(start + 4, stop) : utf8Text(src, start + 4, stop);
     }

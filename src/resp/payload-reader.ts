@@ -1,0 +1,86 @@
+// Reading a length-prefixed payload (bulk string, verbatim string, blob error, streamed-string
+// chunk) and its CRLF, whatever the chunking: from one chunk with no copy; across chunks that
+// continue the same memory (a reader filling one large buffer) still with no copy; otherwise
+// copied once into a buffer of its final size, so a 64 MiB bulk in 64 KiB pieces is linear time.
+
+const CR = 0x0d;
+const LF = 0x0a;
+
+/** Throws the decoder's protocol error at an absolute stream offset. */
+export type FailAtOffset = (message: string, offset: number) => never;
+
+export class PayloadReader {
+  /** Type byte of the payload being read; 0 when none is. */
+  type = 0;
+  length = 0;
+  /** Stream offset of the payload's first byte. */
+  offset = 0;
+  /** Once `read` completes: the payload is `source[start, start + length)`. */
+  source: Buffer = Buffer.alloc(0);
+  start = 0;
+  /** A payload cut by a chunk boundary, collected with its CRLF. */
+  private collected: Buffer | null = null;
+  private filled = 0;
+  /** Or, until a chunk arrives that does not continue it, a view of the bytes so far. */
+  private span: Buffer | null = null;
+
+  constructor(private readonly fail: FailAtOffset) {}
+
+  begin(type: number, length: number, offset: number): void {
+    this.type = type;
+    this.length = length;
+    this.offset = offset;
+  }
+
+  reset(): void {
+    this.type = 0;
+    this.collected = null;
+    this.span = null;
+  }
+
+  /**
+   * Reads from `buf` at `pos`. Returns the index after the payload's CRLF once it is complete
+   * (`source`/`start` then locate it, and `type` still names it), or -1 when `buf` ended first.
+   */
+  read(buf: Buffer, pos: number): number {
+    const length = this.length;
+    const span = this.span;
+    if (span !== null) {
+      if (buf.buffer === span.buffer && buf.byteOffset === span.byteOffset + span.length && pos === 0) {
+        const count = Math.min(length + 2 - span.length, buf.length);
+        const extended = Buffer.from(span.buffer, span.byteOffset, span.length + count);
+        if (extended.length < length + 2) {
+          this.span = extended;
+          return -1;
+        }
+        this.span = null;
+        return this.complete(extended, 0, count);
+      }
+      this.collected = Buffer.allocUnsafe(length + 2);
+      this.filled = span.copy(this.collected, 0);
+      this.span = null;
+    }
+    const collected = this.collected;
+    if (collected === null) {
+      if (buf.length - pos >= length + 2) return this.complete(buf, pos, pos + length + 2);
+      this.span = buf.subarray(pos);
+      return -1;
+    }
+    const count = Math.min(length + 2 - this.filled, buf.length - pos);
+    buf.copy(collected, this.filled, pos, pos + count);
+    this.filled += count;
+    if (this.filled < length + 2) return -1;
+    this.collected = null;
+    return this.complete(collected, 0, pos + count);
+  }
+
+  private complete(source: Buffer, start: number, next: number): number {
+    const stop = start + this.length;
+    if (source[stop] !== CR || source[stop + 1] !== LF) {
+      this.fail('missing CRLF after a payload', this.offset + this.length);
+    }
+    this.source = source;
+    this.start = start;
+    return next;
+  }
+}

@@ -1,0 +1,66 @@
+// Payloads cut by chunk boundaries (src/resp/payload-reader.ts): chunks that continue the same
+// memory are joined without a copy; any other continuation is copied once; both decode alike.
+import { describe, expect, it } from 'vitest';
+import { RespireProtocolError } from '../../src/errors.js';
+import { RespDecoder } from '../../src/resp/decoder.js';
+
+function frameOf(payload: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`*2\r\n$${payload.length}\r\n`), payload, Buffer.from('\r\n:7\r\n')]);
+}
+
+function decode(chunks: Buffer[]): unknown[] {
+  const replies: unknown[] = [];
+  const decoder = new RespDecoder({ onReply: (value) => replies.push(value), onPush() {}, returnBuffers: true });
+  for (const chunk of chunks) decoder.write(chunk);
+  return replies;
+}
+
+const payload = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7) % 256));
+
+describe('payloads across chunks', () => {
+  it('joins chunks that continue one buffer without copying the payload', () => {
+    const frame = frameOf(payload);
+    const chunks = [frame.subarray(0, 1000), frame.subarray(1000, 70_000), frame.subarray(70_000)];
+    const [reply] = decode(chunks) as [[Buffer, number]];
+    expect(reply[0].equals(payload)).toBe(true);
+    expect(reply[0].buffer).toBe(frame.buffer);
+    expect(reply[1]).toBe(7);
+  });
+
+  it('copies once when a later chunk lives elsewhere, and decodes the same bytes', () => {
+    const frame = frameOf(payload);
+    const chunks = [frame.subarray(0, 1000), frame.subarray(1000, 70_000), Buffer.from(frame.subarray(70_000))];
+    const [reply] = decode(chunks) as [[Buffer, number]];
+    expect(reply[0].equals(payload)).toBe(true);
+    expect(reply[0].buffer).not.toBe(frame.buffer);
+    expect(reply[1]).toBe(7);
+  });
+
+  it('does not join adjacent memory that starts after a held line', () => {
+    const frame = frameOf(Buffer.from('hello'));
+    const bytes = Buffer.concat([frame, frame]);
+    const replies: unknown[] = [];
+    for (let cut = 1; cut < bytes.length; cut++) {
+      replies.push(...decode([bytes.subarray(0, cut), bytes.subarray(cut)]));
+    }
+    for (const reply of replies) expect(reply).toEqual([Buffer.from('hello'), 7]);
+    expect(replies).toHaveLength(2 * (bytes.length - 1));
+  });
+
+  it('reports a missing CRLF after a joined payload at the right offset', () => {
+    const frame = frameOf(payload);
+    const broken = Buffer.from(frame);
+    const header = `*2\r\n$${payload.length}\r\n`.length;
+    broken[header + payload.length] = 0x58;
+    const decoder = new RespDecoder({ onReply() {}, onPush() {} });
+    decoder.write(broken.subarray(0, 5000));
+    let error: unknown;
+    try {
+      decoder.write(broken.subarray(5000));
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(RespireProtocolError);
+    expect((error as RespireProtocolError).offset).toBe(header + payload.length);
+  });
+});
