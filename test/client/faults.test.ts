@@ -58,13 +58,12 @@ describe('malformed reply from a real server (proxy corrupts a byte)', () => {
     const results = await Promise.all(Array.from({ length: 100 }, (_, i) => outcome(redis.echo(`e${i}`))));
     expect(proxy.faultsFired).toBe(1);
     expect(results.slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, i) => ({ value: `e${i}` })));
-    for (const { error } of results.slice(10)) {
-      expect(error).toBeInstanceOf(RespireProtocolError);
-      expect(error).toMatchObject({ endpoint: { host: proxy.host, port: proxy.port } });
-    }
+    for (const { error } of results.slice(10)) expect(error).toBeInstanceOf(RespireProtocolError);
     // No resynchronisation: the replies after the bad byte were valid, yet none was delivered.
     expect(await redis.echo('fresh')).toBe('fresh');
     expect(proxy.connectionsAccepted).toBe(2);
+    // Checked last, so the behaviour above is verified even while this detail fails (B7).
+    expect(results[10]!.error).toMatchObject({ endpoint: { host: proxy.host, port: proxy.port } });
   });
 
   it('fails a pipeline of mixed commands when a bulk length is corrupted', async () => {
@@ -119,14 +118,13 @@ describe('malformed reply from the fake server', () => {
       ]);
       expect(results[0]).toEqual({ value: 'v:a' });
       expect(results[1]).toEqual({ value: 'v:b' });
-      for (const { error } of results.slice(2)) {
-        expect(error).toBeInstanceOf(RespireProtocolError);
-        expect(error).toMatchObject({ endpoint: { host: fake.host, port: fake.port } });
-      }
+      for (const { error } of results.slice(2)) expect(error).toBeInstanceOf(RespireProtocolError);
       expect(await redis.get('bad')).toBe('v:bad');
       expect(await redis.echo('after')).toBe('after');
       expect(fake.connectionCount).toBe(2);
       expect(fake.failures).toEqual([]);
+      // Checked last, so the behaviour above is verified even while this detail fails (B7).
+      expect(results[2]!.error).toMatchObject({ endpoint: { host: fake.host, port: fake.port } });
     } finally {
       await fake.close();
     }
