@@ -154,6 +154,72 @@ describe('automatic pipelining', () => {
   });
 });
 
+describe('arguments and large values', () => {
+  it('rejects an unencodable command alone; its neighbours in the batch keep their replies', async () => {
+    const redis = await open();
+    const results = await Promise.allSettled([
+      redis.echo('before'),
+      redis.send(['SET', 'bad:arg', undefined as unknown as string]),
+      redis.send([]),
+      redis.send(['SET', 'bad:nan', Number.NaN]),
+      redis.send(['SET', 'bad:object', {} as unknown as string]),
+      redis.echo('after'),
+    ]);
+    expect(results[0]).toEqual({ status: 'fulfilled', value: 'before' });
+    for (const result of results.slice(1, 5)) {
+      expect(result.status).toBe('rejected');
+      expect((result as PromiseRejectedResult).reason).toBeInstanceOf(Error);
+    }
+    expect(results[5]).toEqual({ status: 'fulfilled', value: 'after' });
+    expect(await redis.send(['EXISTS', 'bad:arg', 'bad:nan', 'bad:object'])).toBe(0);
+  });
+
+  it('streams batches larger than one write and keeps every reply aligned', async () => {
+    const redis = await open();
+    const big = Buffer.alloc(1024 * 1024, 'b');
+    const writes = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => redis.send(['SET', `big:${i}`, big, 'GET'])),
+    );
+    expect(writes).toEqual(Array.from({ length: 12 }, () => null));
+    const lengths = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => redis.send(['STRLEN', `big:${i}`])),
+    );
+    expect(lengths).toEqual(Array.from({ length: 12 }, () => big.length));
+  });
+
+  it('binary-safe round trip with returnBuffers', async () => {
+    const redis = await open({ returnBuffers: true });
+    const value = Buffer.from([0, 13, 10, 255, 36, 42, 13, 10, 0]);
+    await redis.send(['SET', 'binary', value]);
+    const got = await redis.send(['GET', 'binary']);
+    expect(Buffer.isBuffer(got)).toBe(true);
+    expect(Buffer.compare(got as Buffer, value)).toBe(0);
+  });
+
+  it('sends a large Buffer as it was when issued, even if the caller reuses it after settling', async () => {
+    const redis = await open();
+    // fireAndForget settles at the write, so the caller may refill the Buffer at once.
+    const buffer = Buffer.alloc(2 * 1024 * 1024, 'a');
+    await redis.send(['SET', 'reuse:ff', buffer], { fireAndForget: true });
+    buffer.fill('z');
+    // Aborted after the write: the caller gets control back before the bytes are on the wire.
+    const second = Buffer.alloc(2 * 1024 * 1024, 'c');
+    const controller = new AbortController();
+    const aborted = redis.send(['SET', 'reuse:abort', second], { signal: controller.signal });
+    queueMicrotask(() => queueMicrotask(() => controller.abort(new Error('stop'))));
+    await expect(aborted).rejects.toThrow('stop');
+    second.fill('z');
+    const [ff, abortedValue] = (await Promise.all([
+      redis.send(['GETRANGE', 'reuse:ff', '0', '-1']),
+      redis.send(['GETRANGE', 'reuse:abort', '0', '-1']),
+    ])) as string[];
+    expect(ff).toHaveLength(2 * 1024 * 1024);
+    expect(ff!.replaceAll('a', '')).toBe('');
+    // Either it was dropped before its write (absent) or it carries the bytes it was issued with.
+    if (abortedValue !== '') expect(abortedValue!.replaceAll('c', '')).toBe('');
+  });
+});
+
 describe('fireAndForget', () => {
   it('resolves once written, and the next reply is still its own', async () => {
     const { proxy, client: redis } = await proxied();
