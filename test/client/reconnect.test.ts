@@ -169,6 +169,42 @@ describe('connection lost with commands in flight', () => {
   });
 });
 
+describe('while disconnected', () => {
+  it('a command aborted while it waits for the reconnect is never sent', async () => {
+    const probe = new ReconnectProbe(() => 20);
+    const { proxy, client: redis } = await proxied({ reconnect: probe.policy, acquireTimeout: 10_000 });
+    await proxy.setMode('refuse');
+    await proxy.closeAllConnections();
+    await probe.called(1);
+    const controller = new AbortController();
+    const reason = new Error('no longer needed');
+    const aborted = outcome(redis.set('waiting:aborted', 'v', { signal: controller.signal }));
+    const kept = outcome(redis.set('waiting:kept', 'v'));
+    await probe.called(2);
+    controller.abort(reason);
+    expect(await aborted).toEqual({ error: reason });
+    await proxy.setMode('pass');
+    expect(await kept).toEqual({ value: 'OK' });
+    expect(await redis.get('waiting:aborted')).toBeNull();
+    expect(await redis.get('waiting:kept')).toBe('v');
+  });
+
+  it('a reconnect whose handshake is cut is retried, and queued commands then run', async () => {
+    const probe = new ReconnectProbe(() => 5);
+    const { proxy, client: redis } = await proxied({ reconnect: probe.policy, acquireTimeout: 10_000 });
+    // The next connection gets 3 bytes of its HELLO reply and is cut (a one-shot fault).
+    await proxy.setMode('closeAfterReplyBytes', 3);
+    await proxy.closeAllConnections();
+    await probe.called(1);
+    const queued = outcome(redis.echo('queued'));
+    await proxy.waitForFaults(1);
+    expect(await queued).toEqual({ value: 'queued' });
+    expect(probe.calls.length).toBeGreaterThanOrEqual(2);
+    expect(probe.calls[1]!.cause).toBeInstanceOf(RespireConnectionError);
+    expect(proxy.connectionsAccepted).toBeGreaterThanOrEqual(3);
+  });
+});
+
 describe('reconnect option', () => {
   it('reconnect: false never reconnects; later commands fail unsent', async () => {
     const { proxy, client: redis } = await proxied({ reconnect: false });
