@@ -37,6 +37,8 @@ export class Channel {
   private readonly waiters = new RingQueue<Command<unknown>>(16);
   private readonly acquireTimer: DeadlineTimer;
   private flushScheduled = false;
+  /** Whether the full queue was already compacted since the last flush. */
+  private compactedThisTick = false;
   private attempt = 0;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private lastError: RespireError | undefined;
@@ -84,9 +86,12 @@ export class Channel {
       return;
     }
     const capacity = this.options.maxPendingCommands;
-    if (this.queue.length >= capacity) this.queue.filter(isLive);
-    if (this.queue.length < capacity && this.waiters.length === 0) this.queue.push(command);
-    else if (this.waiters.length < capacity) {
+    if (this.queue.length >= capacity) this.makeRoom();
+    if (this.queue.length < capacity && this.waiters.length === 0) {
+      this.queue.push(command);
+      // A command that cannot be written soon starts its acquire deadline now (O(1) per command).
+      if (this.connection?.writable !== true) this.stampAcquireDeadline(command, this.options.clock.now());
+    } else if (this.waiters.length < capacity) {
       this.waiters.push(command);
       this.stampAcquireDeadline(command, this.options.clock.now());
     } else {
@@ -136,8 +141,24 @@ export class Channel {
     this.notifyDrained();
   }
 
+  /**
+   * The queue is full. On a writable connection, write it now rather than at the end of the tick:
+   * a burst larger than maxPendingCommands then goes out in several writes instead of failing.
+   * Otherwise drop commands that settled while queued (aborted), at most once a tick.
+   */
+  private makeRoom(): void {
+    if (this.connection?.writable) {
+      this.connection.writeFrom(this.queue, this.options.gate);
+      return;
+    }
+    if (this.compactedThisTick) return;
+    this.compactedThisTick = true;
+    this.queue.filter(isLive);
+  }
+
   private readonly flush = (): void => {
     this.flushScheduled = false;
+    this.compactedThisTick = false;
     const connection = this.connection;
     if (connection?.writable) {
       connection.writeFrom(this.queue, this.options.gate);
@@ -147,14 +168,22 @@ export class Channel {
         connection.writeFrom(this.queue, this.options.gate);
       }
     }
-    if (this.queue.length > 0 || this.waiters.length > 0) this.stampQueued();
-    else this.notifyDrained();
+    if (this.queue.length === 0 && this.waiters.length === 0) this.notifyDrained();
+    else if (connection !== undefined && !connection.writable) this.stampQueued();
   };
 
-  /** Queued commands that could not be written now get their acquire deadline. */
-  private stampQueued(): void {
+  /**
+   * Queued commands that could not be written get their acquire deadline: when the connection is
+   * lost (`all`), or asks to drain: then the ones queued since were stamped as they came, so the
+   * scan stops at the first stamped one.
+   */
+  private stampQueued(all = false): void {
     const now = this.options.clock.now();
-    for (let i = 0; i < this.queue.length; i++) this.stampAcquireDeadline(this.queue.at(i)!, now);
+    for (let i = 0; i < this.queue.length; i++) {
+      const command = this.queue.at(i)!;
+      if (!all && command.deadline !== 0 && command.state !== CommandState.Settled) break;
+      this.stampAcquireDeadline(command, now);
+    }
   }
 
   private stampAcquireDeadline(command: Command<unknown>, now: number): void {
@@ -222,7 +251,7 @@ export class Channel {
       return;
     }
     this.state = 'reconnecting';
-    this.stampQueued();
+    this.stampQueued(true);
     this.scheduleReconnect(
       error ?? new RespireConnectionError('connection closed', { endpoint: this.endpoint }),
     );

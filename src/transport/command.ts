@@ -3,6 +3,7 @@
 import type { RespireEndpoint } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
 import type { RespValue } from '../resp/types.js';
+import { type AbortTarget, unwatchSignal, watchSignal } from './signal-watch.js';
 
 /** Per-command options (API.md "Per-command options"). */
 export interface CommandOptions {
@@ -40,10 +41,10 @@ export const CommandFlags = {
 
 /**
  * A command in flight. Settles exactly once: `resolve`/`reject` after the first call are no-ops.
- * It is its own abort listener (`handleEvent`), so a long-lived signal shared by many commands
- * allocates no closure per command and keeps no listener once the command settles.
+ * Its signal is watched through one listener per signal (signal-watch.ts), which it leaves when
+ * it settles, so a long-lived signal shared by many commands costs O(1) per command.
  */
-export class Command<T = RespValue> {
+export class Command<T = RespValue> implements AbortTarget {
   state: CommandState = CommandState.Queued;
   /** Set when aborted after the write: the reply is still read, then dropped. */
   discardReply = false;
@@ -69,7 +70,7 @@ export class Command<T = RespValue> {
       this.settleResolve = resolve;
       this.settleReject = reject;
     });
-    if (signal !== undefined) signal.addEventListener('abort', this);
+    if (signal !== undefined) watchSignal(signal, this);
   }
 
   /** The upper-cased command name, for messages and routing. */
@@ -119,10 +120,9 @@ export class Command<T = RespValue> {
     this.settleReject(error);
   }
 
-  /** The abort listener: see CommandOptions.signal. The owner decides what "queued" means. */
-  handleEvent(): void {
+  /** Its signal aborted: see CommandOptions.signal. */
+  onAbort(reason: unknown): void {
     if (this.state === CommandState.Settled) return;
-    const reason = this.signal!.reason;
     if (this.state === CommandState.Written) {
       // The reply is still owed on the wire; keep the slot so the FIFO stays aligned.
       this.discardReply = true;
@@ -140,7 +140,7 @@ export class Command<T = RespValue> {
   }
 
   private removeListener(): void {
-    if (this.signal !== undefined) this.signal.removeEventListener('abort', this);
+    if (this.signal !== undefined) unwatchSignal(this.signal, this);
   }
 }
 

@@ -213,13 +213,16 @@ export class Connection {
     try {
       this.decoder.write(chunk);
     } catch (error) {
+      // The decoder knows the stream offset; the connection adds which endpoint sent the bytes.
+      const message =
+        error instanceof RespireProtocolError ? error.message : `cannot process a reply: ${String(error)}`;
+      const offset = error instanceof RespireProtocolError ? error.offset : undefined;
       this.destroy(
-        error instanceof RespireProtocolError
-          ? error
-          : new RespireProtocolError(`cannot process a reply: ${String(error)}`, {
-              endpoint: this.endpoint,
-              cause: error,
-            }),
+        new RespireProtocolError(`${message} from ${this.endpoint.host}:${this.endpoint.port}`, {
+          endpoint: this.endpoint,
+          cause: error,
+          offset,
+        }),
       );
     }
   };
