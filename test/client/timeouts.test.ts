@@ -116,6 +116,23 @@ describe('commandTimeout', () => {
     expect(value).toBe('waited');
   });
 
+  it('re-arms its one timer to an earlier deadline that arrives later', async () => {
+    const { proxy, client: redis } = await proxied({ commandTimeout: 0, reconnect: () => 5 });
+    await proxy.setMode('blackhole');
+    const started = performance.now();
+    const long = outcome(redis.echo('long', { timeout: 20_000 }));
+    await new Promise((resolve) => setImmediate(resolve));
+    const short = outcome(redis.echo('short', { timeout: 150 }));
+    const { error } = await short;
+    expect(error).toMatchObject({ name: 'RespireTimeoutError', phase: 'response', timeoutMs: 150 });
+    // Fails fast: at its own 150 ms deadline, not at the 20 s one armed first.
+    expect(performance.now() - started).toBeLessThan(5000);
+    // The connection was replaced, so the long one fails with it rather than hanging on.
+    expect((await long).error).toMatchObject({ name: 'RespireConnectionError', written: true });
+    await proxy.setMode('pass');
+    expect(await redis.echo('ok')).toBe('ok');
+  });
+
   it('applies a per-command timeout override, and timeout 0 disables the deadline', async () => {
     const redis = await open({ commandTimeout: 50 });
     // DEBUG SLEEP holds the reply for 200 ms: longer than the default, shorter than the override.
