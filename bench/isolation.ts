@@ -6,7 +6,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { isolationFault } from './isolation-check.js';
 import { measureOptions, measureRounds, type RoundRunner } from './measure.js';
 import { isRespire } from './report.js';
-import type { BenchContext, BenchResult, CasePlan, IsolatedSuite, Round, UnitPerPass } from './suite.js';
+import type { BenchContext, BenchResult, CasePlan, IsolatedSuite, Round } from './suite.js';
 import {
   type FromWorker,
   type IsolationReport,
@@ -25,6 +25,8 @@ export interface WorkerLauncher {
 const SETUP_DEADLINE_MS = 120_000;
 /** Slack on top of a round's own length before a worker counts as hung. */
 const ROUND_SLACK_MS = 60_000;
+/** How long a finished worker may take to exit by itself (writing a `--cpu-prof` profile, say). */
+const EXIT_GRACE_MS = 10_000;
 
 export async function runIsolatedSuite(
   suite: IsolatedSuite,
@@ -70,18 +72,23 @@ async function measureCase(
 ): Promise<BenchResult[]> {
   const runners = plan.contenders.map((contender) => workers.get(contender)!);
   // Prepared together (untimed); timed one at a time.
-  const units = await Promise.all(runners.map((runner) => runner.prepare(plan.name)));
+  const ready = await Promise.all(runners.map((runner) => runner.prepare(plan.name)));
   const measured = await measureRounds(runners, plan.measure ?? measureOptions(context.quick));
   for (const runner of runners) await runner.check();
-  return measured.flatMap((measurement, index) =>
-    units[index]!.map(({ unit, perPass }) => ({
-      suite,
-      case: plan.name,
-      client: measurement.name,
-      value: fourDigits(measurement.passesPerSecond * perPass),
-      unit,
-    })),
-  );
+  const rows: BenchResult[] = [];
+  const row = (client: string, value: number, unit: string) =>
+    rows.push({ suite, case: plan.name, client, value: fourDigits(value), unit });
+  // Rates first, then CPU costs, each in contender order, so a table reads down one unit at a time.
+  measured.forEach((measurement, index) => {
+    for (const { unit, perPass } of ready[index]!.units)
+      row(measurement.name, measurement.passesPerSecond * perPass, unit);
+  });
+  measured.forEach((measurement, index) => {
+    const cpu = ready[index]!.cpuPerPass;
+    if (cpu === undefined || measurement.cpuMsPerPass === undefined) return;
+    row(measurement.name, (measurement.cpuMsPerPass * 1000) / cpu.perPass, cpu.unit);
+  });
+  return rows;
 }
 
 /** Four significant digits: the machine's noise is far larger than that. */
@@ -104,6 +111,7 @@ class ContenderProcess implements RoundRunner {
   private pending: Pending | undefined;
   private deadline: NodeJS.Timeout | undefined;
   private output = '';
+  private exited: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly args: WorkerArguments,
@@ -123,6 +131,7 @@ class ContenderProcess implements RoundRunner {
     child.stderr!.setEncoding('utf8').on('data', (text: string) => this.keepOutput(text));
     child.on('message', (message: FromWorker) => this.onMessage(message));
     child.on('error', (error) => this.settle(undefined, error));
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     child.on('exit', (code, signal) => {
       const tail = this.output.trim().split('\n').slice(-20).join('\n');
       this.settle(
@@ -133,15 +142,14 @@ class ContenderProcess implements RoundRunner {
     await this.request(undefined, 'loaded', SETUP_DEADLINE_MS);
   }
 
-  async prepare(caseName: string): Promise<UnitPerPass[]> {
-    const ready = await this.request({ type: 'prepare', caseName }, 'ready', SETUP_DEADLINE_MS);
-    return (ready as Answer<'ready'>).units;
+  async prepare(caseName: string): Promise<Answer<'ready'>> {
+    return (await this.request({ type: 'prepare', caseName }, 'ready', SETUP_DEADLINE_MS)) as Answer<'ready'>;
   }
 
   async runFor(durationMs: number): Promise<Round> {
     const ran = await this.request({ type: 'run', durationMs }, 'ran', durationMs + ROUND_SLACK_MS);
-    const { passes, elapsedMs } = ran as Answer<'ran'>;
-    return { passes, elapsedMs };
+    const { passes, elapsedMs, cpuMs } = ran as Answer<'ran'>;
+    return { passes, elapsedMs, cpuMs };
   }
 
   /** Has the worker check the case's work (all passes) and release the case. */
@@ -149,9 +157,12 @@ class ContenderProcess implements RoundRunner {
     await this.request({ type: 'check' }, 'checked', SETUP_DEADLINE_MS);
   }
 
-  /** Collects what the worker's process loaded; the worker then exits. */
+  /** Collects what the worker's process loaded, then lets it exit by itself. */
   async finish(): Promise<IsolationReport> {
     const done = await this.request({ type: 'finish' }, 'done', SETUP_DEADLINE_MS);
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([this.exited, new Promise((resolve) => (grace = setTimeout(resolve, EXIT_GRACE_MS)))]);
+    clearTimeout(grace);
     return (done as Answer<'done'>).isolation;
   }
 

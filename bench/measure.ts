@@ -26,6 +26,8 @@ export interface Measurement {
   passesPerSecond: number;
   /** Every pass run, warm-up included, for checking the contender's work afterwards. */
   passes: number;
+  /** Median over the rounds of CPU milliseconds per pass, when the rounds reported CPU time. */
+  cpuMsPerPass?: number;
 }
 
 /** Full runs keep the decode suite under a minute; `--quick` only proves the wiring works. */
@@ -75,16 +77,22 @@ export async function measureRounds(
   const passes: number[] = [];
   for (const runner of runners) passes.push((await runner.runFor(options.warmupMs)).passes);
   const rates: number[][] = runners.map(() => []);
+  const cpu: number[][] = runners.map(() => []);
   for (const index of roundOrder(runners.length, options.rounds)) {
     const round = await runners[index]!.runFor(options.roundMs);
     passes[index]! += round.passes;
     rates[index]!.push(rate(round));
+    if (round.cpuMs !== undefined) cpu[index]!.push(round.cpuMs / round.passes);
   }
-  return runners.map((runner, index) => ({
-    name: runner.name,
-    passesPerSecond: median(rates[index]!),
-    passes: passes[index]!,
-  }));
+  return runners.map((runner, index) => {
+    const measurement: Measurement = {
+      name: runner.name,
+      passesPerSecond: median(rates[index]!),
+      passes: passes[index]!,
+    };
+    if (cpu[index]!.length === options.rounds) measurement.cpuMsPerPass = median(cpu[index]!);
+    return measurement;
+  });
 }
 
 /** `PreparedContender.runFor` for a synchronous pass: a tight loop, the clock read once a pass. */

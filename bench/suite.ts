@@ -57,6 +57,8 @@ export interface CasePlan {
 export interface Round {
   passes: number;
   elapsedMs: number;
+  /** CPU time the contender's process used in the round (all its threads, user and system). */
+  cpuMs?: number;
 }
 
 /** One reported unit of a contender: its value is the median passes per second × `perPass`. */
@@ -75,6 +77,12 @@ export interface PreparedContender {
    */
   runFor(durationMs: number): Round | Promise<Round>;
   units: readonly UnitPerPass[];
+  /**
+   * Also report the process's CPU time per unit of work, as `unit` (e.g. `CPU µs/op`, with
+   * `perPass` ops a pass): what the client itself costs, apart from waiting on the server, and
+   * far steadier than a rate on a machine shared with other work.
+   */
+  cpuPerPass?: UnitPerPass;
   /** After the last round, given every pass run (warm-up included): throws if the work was wrong. */
   check?(passes: number): void | Promise<void>;
   /** Releases what the contender holds (connections, child processes). */

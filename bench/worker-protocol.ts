@@ -31,8 +31,8 @@ export type ToWorker =
 export type FromWorker =
   /** The suite module is imported; sent once, unasked. */
   | { type: 'loaded' }
-  | { type: 'ready'; units: UnitPerPass[] }
-  | { type: 'ran'; passes: number; elapsedMs: number }
+  | { type: 'ready'; units: UnitPerPass[]; cpuPerPass: UnitPerPass | undefined }
+  | { type: 'ran'; passes: number; elapsedMs: number; cpuMs: number }
   | { type: 'checked' }
   | { type: 'done'; isolation: IsolationReport }
   | { type: 'failed'; error: string }

@@ -57,12 +57,19 @@ class ContenderWorker {
         if (this.current !== undefined) throw new Error('prepare before the previous case was checked');
         this.current = await this.suite.prepare(message.caseName, this.args.contender, this.context);
         this.passes = 0;
-        return { type: 'ready', units: [...this.current.units] };
+        return { type: 'ready', units: [...this.current.units], cpuPerPass: this.current.cpuPerPass };
       }
       case 'run': {
+        const before = process.cpuUsage();
         const round = await this.prepared().runFor(message.durationMs);
+        const cpu = process.cpuUsage(before);
         this.passes += round.passes;
-        return { type: 'ran', passes: round.passes, elapsedMs: round.elapsedMs };
+        return {
+          type: 'ran',
+          passes: round.passes,
+          elapsedMs: round.elapsedMs,
+          cpuMs: (cpu.user + cpu.system) / 1000,
+        };
       }
       case 'check': {
         const contender = this.prepared();

@@ -163,6 +163,7 @@ async function prepareClient(
       }
     }),
     units: [{ unit: 'ops/s', perPass: batch }],
+    cpuPerPass: { unit: 'CPU µs/op', perPass: batch },
     check(passes) {
       // The untimed pass above is not among `passes`.
       if (good !== passes * batch) {

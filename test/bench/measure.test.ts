@@ -104,6 +104,26 @@ describe('measureRounds', () => {
       { name: 'b', passesPerSecond: 1000, passes: 4 },
     ]);
   });
+
+  it('keeps the median CPU time per pass when every round reports one', async () => {
+    const cpuMs = [0, 30, 10, 20];
+    let call = 0;
+    const [measured] = await measureRounds(
+      [{ name: 'a', runFor: async () => ({ passes: 10, elapsedMs: 10, cpuMs: cpuMs[call++]! }) }],
+      { warmupMs: 0, rounds: 3, roundMs: 0 },
+    );
+    // Rounds used 3, 1 and 2 ms a pass; the warm-up's 0 is not a round.
+    expect(measured!.cpuMsPerPass).toBe(2);
+    const [without] = await measureRounds(
+      [{ name: 'b', runFor: async () => ({ passes: 1, elapsedMs: 1 }) }],
+      {
+        warmupMs: 0,
+        rounds: 1,
+        roundMs: 0,
+      },
+    );
+    expect(without!.cpuMsPerPass).toBeUndefined();
+  });
 });
 
 describe('syncPasses and asyncPasses', () => {
