@@ -10,9 +10,10 @@ import {
 } from '../errors.js';
 import type { RespValue } from '../resp/types.js';
 import { RingQueue } from '../util/ring-queue.js';
+import type { AdmissionGate } from './admission-gate.js';
 import { type Command, CommandState } from './command.js';
 import { type ConnectionSettings, connect } from './connect.js';
-import type { AdmissionGate, Connection } from './connection.js';
+import type { Connection } from './connection.js';
 import { DeadlineTimer } from './deadline-timer.js';
 import type { ReconnectFunction } from './reconnect-policy.js';
 
@@ -84,6 +85,15 @@ export class Channel {
     if (this.state === 'closing' || this.state === 'closed') {
       command.reject(this.closedError());
       return;
+    }
+    const gate = this.options.gate;
+    if (gate !== undefined && this.connection === undefined) {
+      // No connection to write on: an open circuit rejects at once instead of letting it wait.
+      const rejection = gate.checkWithoutConnection(command);
+      if (rejection !== undefined) {
+        command.reject(rejection);
+        return;
+      }
     }
     const capacity = this.options.maxPendingCommands;
     if (this.queue.length >= capacity) this.makeRoom();
@@ -205,7 +215,7 @@ export class Channel {
         command.reject(
           capacityWait || this.connection !== undefined
             ? this.acquireError(this.options.acquireTimeout)
-            : this.unreachableError(),
+            : this.selectionFailed(command),
         );
         return false;
       });
@@ -323,6 +333,12 @@ export class Channel {
       'acquire',
       { endpoint: this.endpoint, timeoutMs, written: false },
     );
+  }
+
+  /** No connection came in time: a selection failure (seed 000), told to the gate if there is one. */
+  private selectionFailed(command: Command<unknown>): Error {
+    const error = this.unreachableError();
+    return this.options.gate === undefined ? error : this.options.gate.selectionFailed(command, error);
   }
 
   /** No connection could be had: nothing was sent (seed 000: a selection failure). */

@@ -3,7 +3,13 @@
 import type { RespireEndpoint } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
 import type { RespValue } from '../resp/types.js';
+import { Health, healthOf } from './health.js';
 import { type AbortTarget, unwatchSignal, watchSignal } from './signal-watch.js';
+
+/** Receives the health outcome of a command it admitted (the circuit breaker, through its gate). */
+export interface HealthSink {
+  complete(command: Command<unknown>, health: Health): void;
+}
 
 /** Per-command options (API.md "Per-command options"). */
 export interface CommandOptions {
@@ -37,6 +43,8 @@ export const CommandFlags = {
   Handshake: 4,
   /** A (P|S)(UN)SUBSCRIBE whose confirmations arrive as push frames (RESP3) or replies (RESP2). */
   Subscription: 8,
+  /** A step written after an admitted MULTI: the transaction was admitted once, as a unit. */
+  TransactionStep: 16,
 } as const;
 
 /**
@@ -54,6 +62,8 @@ export class Command<T = RespValue> implements AbortTarget {
   confirmationsLeft = 0;
   /** Opaque slot for the admission gate (the circuit breaker's ticket). */
   admission: unknown = undefined;
+  /** The gate that admitted it, until its health outcome has been reported (exactly once). */
+  gate: HealthSink | undefined = undefined;
   readonly promise: Promise<T>;
   private settleResolve!: (value: T) => void;
   private settleReject!: (error: unknown) => void;
@@ -85,6 +95,11 @@ export class Command<T = RespValue> implements AbortTarget {
 
   /** Delivers a reply: transformed, or rejected when it is an error reply or the transform throws. */
   reply(value: RespValue): void {
+    // A reply is a healthy endpoint, whatever happens next (seed 000: a throwing converter cannot
+    // change health). A fire-and-forget send records nothing: its reply is discarded.
+    if (this.gate !== undefined) {
+      this.reportHealth((this.flags & CommandFlags.FireAndForget) !== 0 ? Health.None : Health.Success);
+    }
     if (this.state === CommandState.Settled) return;
     if (this.discardReply) {
       this.finish();
@@ -115,6 +130,9 @@ export class Command<T = RespValue> implements AbortTarget {
   }
 
   reject(error: unknown): void {
+    // Before the settled check: a fire-and-forget command settled at its write still reports a
+    // transport failure of its reply slot (seed 000 "Standalone fire-and-forget").
+    if (this.gate !== undefined) this.reportHealth(healthOf(error));
     if (this.state === CommandState.Settled) return;
     this.finish();
     this.settleReject(error);
@@ -123,6 +141,8 @@ export class Command<T = RespValue> implements AbortTarget {
   /** Its signal aborted: see CommandOptions.signal. */
   onAbort(reason: unknown): void {
     if (this.state === CommandState.Settled) return;
+    // Cancellation records nothing, even after the write (an accepted write may still run).
+    if (this.gate !== undefined) this.reportHealth(Health.None);
     if (this.state === CommandState.Written) {
       // The reply is still owed on the wire; keep the slot so the FIFO stays aligned.
       this.discardReply = true;
@@ -131,6 +151,14 @@ export class Command<T = RespValue> implements AbortTarget {
       return;
     }
     this.reject(reason);
+  }
+
+  /** Reports the health outcome to the gate that admitted the command; later reports are ignored. */
+  reportHealth(health: Health): void {
+    const gate = this.gate;
+    if (gate === undefined) return;
+    this.gate = undefined;
+    gate.complete(this as Command<unknown>, health);
   }
 
   private finish(): void {

@@ -14,17 +14,13 @@ import { CommandEncoder } from '../resp/encoder.js';
 import type { RespValue } from '../resp/types.js';
 import type { Clock } from '../util/clock.js';
 import { RingQueue } from '../util/ring-queue.js';
+import type { AdmissionGate } from './admission-gate.js';
 import { Command, CommandFlags, CommandState } from './command.js';
 import { DeadlineTimer } from './deadline-timer.js';
+import { Health } from './health.js';
 
 /** Bytes encoded before a socket write is issued mid-flush, so huge batches stream out. */
 const WRITE_CHUNK_BYTES = 256 * 1024;
-
-/** Asked right before each command is written; the circuit breaker implements it (issue 5). */
-export interface AdmissionGate {
-  /** Returns undefined to admit, or the error to reject the command with (nothing is sent). */
-  admit(command: Command<unknown>): Error | undefined;
-}
 
 export interface ConnectionEvents {
   /** A push frame (RESP3 `>`, or a RESP2 pub/sub message on a subscribed connection). */
@@ -101,12 +97,13 @@ export class Connection {
     let written = 0;
     for (let command = queue.shift(); command !== undefined; command = queue.shift()) {
       if (command.state === CommandState.Settled) continue;
-      if (gate !== undefined) {
+      if (gate !== undefined && (command.flags & CommandFlags.TransactionStep) === 0) {
         const rejection = gate.admit(command);
         if (rejection !== undefined) {
           command.reject(rejection);
           continue;
         }
+        command.gate = gate;
       }
       try {
         // Large Buffers are written by reference, so they must stay unmodified until written: a
@@ -291,6 +288,7 @@ export class Connection {
     }
     if (--head.confirmationsLeft > 0) return;
     this.inflight.shift();
+    head.reportHealth(Health.Success);
     head.resolve(undefined);
   }
 
