@@ -72,8 +72,11 @@ export class CircuitBreaker {
   private readonly transitions: Notifier<[CircuitState, CircuitState]>;
   private readonly clock: MonotonicClock;
   private readonly random: RandomSource;
-  /** The latest clock reading; readings are clamped never to go below it (BREAKER.md 4). */
-  private lastNow = Number.NEGATIVE_INFINITY;
+  /**
+   * `time[0]` is the latest clock reading, clamped never to go backwards (BREAKER.md 4). A cell,
+   * shared with the history, so that no double crosses a call on the hot path (see OutcomeHistory).
+   */
+  private readonly time = new Float64Array([Number.NEGATIVE_INFINITY]);
   private consecutiveTrips = 0;
   private retryAfterMs = 1;
   private idleCallback: (() => void) | null = null;
@@ -81,7 +84,11 @@ export class CircuitBreaker {
   /** @throws RespireConfigurationError when an option is out of range. */
   constructor(options?: RespireCircuitBreakerOptions, environment: CircuitBreakerEnvironment = {}) {
     this.options = validateCircuitBreakerOptions(options);
-    this.history = new OutcomeHistory(this.options.maximumSampleCount, this.options.samplingWindow);
+    this.history = new OutcomeHistory(
+      this.options.maximumSampleCount,
+      this.options.samplingWindow,
+      this.time,
+    );
     this.clock = clockOf(environment);
     this.random = randomOf(environment);
     this.transitions = new Notifier(listenerErrorReporterOf(environment));
@@ -148,7 +155,8 @@ export class CircuitBreaker {
 
   /** The current counts, after evicting expired outcomes. */
   snapshot(): CircuitSnapshot {
-    this.history.evictExpired(this.readClock());
+    this.readClock();
+    this.history.evictExpired();
     const state = this.current;
     return Object.freeze({
       state: state.name,
@@ -177,7 +185,8 @@ export class CircuitBreaker {
       state.probesInFlight++;
       return ticket;
     }
-    const now = this.readClock();
+    this.readClock();
+    const now = this.time[0]!;
     if (now < state.openUntil) {
       this.retryAfterMs = Math.max(1, Math.ceil(state.openUntil - now));
       return AdmitRejection.Open;
@@ -193,9 +202,9 @@ export class CircuitBreaker {
 
   /** Record, then run the trip test on a failure (BREAKER.md 1-3, 6). */
   private recordWhileClosed(state: ClosedState, failed: boolean): void {
-    const now = this.readClock();
+    this.readClock();
     const history = this.history;
-    history.record(now, failed);
+    history.record(failed);
     if (
       failed &&
       shouldTrip(
@@ -205,7 +214,7 @@ export class CircuitBreaker {
         this.options.failureRateThreshold,
       )
     ) {
-      this.open(now, state);
+      this.open(state);
     }
   }
 
@@ -216,16 +225,17 @@ export class CircuitBreaker {
       state.probeSuccesses++;
       if (state.probeSuccesses >= this.options.halfOpenProbeCount) this.close(state);
     } else if (outcome === CircuitOutcome.Failure) {
-      this.open(this.readClock(), state);
+      this.readClock();
+      this.open(state);
     }
   }
 
   /** A trip sets the deadline once (BREAKER.md 7); the delay may grow per consecutive trip (18). */
-  private open(now: number, from: ClosedState | HalfOpenState): void {
+  private open(from: ClosedState | HalfOpenState): void {
     const trips = this.consecutiveTrips + 1;
     const delay = openDelay(trips, this.options, this.random);
     this.consecutiveTrips = trips;
-    this.current = new OpenState(nextGeneration(from.generation), now + delay);
+    this.current = new OpenState(nextGeneration(from.generation), this.time[0]! + delay);
     this.transitions.emit(from.name, 'open');
   }
 
@@ -237,9 +247,9 @@ export class CircuitBreaker {
     this.transitions.emit('half_open', 'closed');
   }
 
-  private readClock(): number {
+  /** Advances `time[0]` to the clock's reading unless that is earlier (or NaN). */
+  private readClock(): void {
     const now = this.clock.now();
-    if (now > this.lastNow) this.lastNow = now;
-    return this.lastNow;
+    if (now > this.time[0]!) this.time[0] = now;
   }
 }

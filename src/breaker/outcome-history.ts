@@ -6,6 +6,9 @@
  * expires (`now - time >= samplingWindow`) or when `maximumSampleCount` newer ones push it out.
  * Times must be non-decreasing (the breaker clamps its clock), so the oldest entry expires first.
  * Every read and write evicts *all* expired entries first, so an idle gap is settled in one step.
+ *
+ * "Now" is read from `clock[0]`, a cell the owner writes, rather than passed as an argument: on
+ * Node 20 a double passed to a call V8 does not inline is boxed, one allocation per outcome.
  */
 export class OutcomeHistory {
   /** When each outcome became known, in clock milliseconds. */
@@ -14,18 +17,21 @@ export class OutcomeHistory {
   private readonly outcomes: Uint8Array;
   private readonly capacity: number;
   private readonly samplingWindow: number;
+  /** `clock[0]` is the current time, kept by the owner (never decreasing). */
+  private readonly clock: Float64Array;
   /** Index of the oldest entry. */
   private head = 0;
   private count = 0;
   private failureCount = 0;
 
-  constructor(maximumSampleCount: number, samplingWindow: number) {
+  constructor(maximumSampleCount: number, samplingWindow: number, clock: Float64Array) {
     // One buffer for both arrays: one allocation, one backing store per history.
     const buffer = new ArrayBuffer(maximumSampleCount * 9);
     this.times = new Float64Array(buffer, 0, maximumSampleCount);
     this.outcomes = new Uint8Array(buffer, maximumSampleCount * 8, maximumSampleCount);
     this.capacity = maximumSampleCount;
     this.samplingWindow = samplingWindow;
+    this.clock = clock;
   }
 
   /** Outcomes held, as of the last eviction. */
@@ -38,21 +44,24 @@ export class OutcomeHistory {
     return this.failureCount;
   }
 
-  /** Adds an outcome known at `now` (not earlier than any recorded time), after evicting. */
-  record(now: number, failed: boolean): void {
-    this.evictExpired(now);
+  /** Adds an outcome known now (`clock[0]`), after evicting. */
+  record(failed: boolean): void {
+    // Inline test of the oldest entry, so the eviction loop runs (and is compiled) only when due.
+    if (this.count !== 0 && this.clock[0]! - this.times[this.head]! >= this.samplingWindow)
+      this.evictExpired();
     if (this.count === this.capacity) this.dropOldest();
     let tail = this.head + this.count;
     if (tail >= this.capacity) tail -= this.capacity;
-    this.times[tail] = now;
+    this.times[tail] = this.clock[0]!;
     this.outcomes[tail] = failed ? 1 : 0;
     this.count++;
     if (failed) this.failureCount++;
   }
 
-  /** Drops every entry that has expired at `now`; O(1) when even the newest has. */
-  evictExpired(now: number): void {
+  /** Drops every entry that has expired by now; O(1) when even the newest has. */
+  evictExpired(): void {
     if (this.count === 0) return;
+    const now = this.clock[0]!;
     let newest = this.head + this.count - 1;
     if (newest >= this.capacity) newest -= this.capacity;
     if (now - this.times[newest]! >= this.samplingWindow) {
