@@ -6,6 +6,7 @@ export type { RedisArgument } from './client/commands/caller.js';
 export type { RedisCommands } from './client/commands/index.js';
 export type { ScanCursor } from './client/commands/scan.js';
 export type { RespireEndpointInput } from './client/endpoint.js';
+export type { KeyPrefixView } from './client/key-prefix-view.js';
 export type { Transaction, TransactionOptions } from './client/multi.js';
 export type { RespireOptions, RespireRetryOptions } from './client/options.js';
 export type { PubSubListener } from './client/pubsub.js';

@@ -4,6 +4,7 @@
 import {
   RespireAuthenticationError,
   RespireCircuitOpenError,
+  RespireConfigurationError,
   RespireConnectionError,
   type RespireEndpoint,
   RespireTimeoutError,
@@ -20,6 +21,7 @@ import { Batch, type BatchDispatcher } from './batch.js';
 import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
 import { DedicatedPool } from './dedicated-pool.js';
+import { KeyPrefixView } from './key-prefix-view.js';
 import { Transaction } from './multi.js';
 import { type ResolvedOptions, type RespireOptions, resolveOptions } from './options.js';
 import { prepareCommand } from './prepare-command.js';
@@ -65,6 +67,17 @@ export class RespireClient extends Commander {
   /** The configured data endpoint. */
   get endpoint(): RespireEndpoint {
     return this.options.endpoint;
+  }
+
+  /**
+   * A view that prefixes every key argument (found from the command table's key specs) and shares
+   * this client's connections, and later its circuits. Replies are not rewritten.
+   */
+  withKeyPrefix(prefix: string | Buffer): KeyPrefixView {
+    if ((typeof prefix !== 'string' && !Buffer.isBuffer(prefix)) || prefix.length === 0) {
+      throw new RespireConfigurationError('withKeyPrefix', prefix, 'a non-empty string or Buffer');
+    }
+    return new KeyPrefixView(this, prefix);
   }
 
   call<T>(
