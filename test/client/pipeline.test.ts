@@ -388,16 +388,21 @@ describe('AbortSignal', () => {
   });
 });
 
-/** CLIENT LIST lines of clients blocked in BLPOP, once there are `count` (asks up to 500 times). */
-async function blockedClients(redis: RespireClient, count: number): Promise<string[]> {
+/**
+ * CLIENT LIST lines of clients blocked in BLPOP, once there are at least `count` (or exactly
+ * `count` when `exact`); asks up to 500 times, one round trip each.
+ */
+async function blockedClients(redis: RespireClient, count: number, exact = false): Promise<string[]> {
   let lines: string[] = [];
   for (let attempt = 0; attempt < 500; attempt++) {
     const list = String(await redis.send(['CLIENT', 'LIST']));
     lines = list.split('\n').filter((line) => line.includes('cmd=blpop') && line.includes('flags=b'));
-    if (lines.length >= count) return lines;
+    if (exact ? lines.length === count : lines.length >= count) return lines;
     await new Promise((resolve) => setImmediate(resolve));
   }
-  throw new Error(`expected ${count} clients blocked in BLPOP, saw ${lines.length}`);
+  throw new Error(
+    `expected ${exact ? '' : 'at least '}${count} clients blocked in BLPOP, saw ${lines.length}`,
+  );
 }
 
 describe('blocking commands', () => {
@@ -461,7 +466,9 @@ describe('blocking commands', () => {
     await blockedClients(redis, 1);
     controller.abort(new Error('enough'));
     await expect(blocked).rejects.toThrow('enough');
-    // A new blocking command gets a fresh connection, and the aborted BLPOP must not eat the push.
+    // The connection left blocked is closed: the server drops its client (a kept one stays blocked).
+    await blockedClients(redis, 0, true);
+    // A new blocking command gets a fresh connection, and the aborted BLPOP cannot eat the push.
     const next = redis.send(['BLPOP', 'block:abort', '5']);
     await redis.send(['RPUSH', 'block:abort', 'only']);
     expect(await next).toEqual(['block:abort', 'only']);
