@@ -5,6 +5,9 @@
 // export or a named one; the runner finds it there, so adding a suite touches no list. Isolated
 // suites have each contender timed in a worker process of its own (bench/isolation.ts); this
 // process only plans, collects and reports, and never loads a peer.
+//
+// Environment: REDIS_URL uses that server instead of starting one; BENCH_WORKER_NODE_ARGS passes
+// node flags to the workers, e.g. `--cpu-prof --cpu-prof-dir=prof` for one profile per contender.
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';

@@ -85,6 +85,9 @@ const DECODERS: Record<string, () => DecoderEntry> = {
   },
 };
 
+/** Corpora this worker has built: the largest serves two cases. */
+const built = new Map<string, Corpus>();
+
 const FLOOR = 'indexOf floor';
 /** The floor copies nothing, so the largest corpus is also timed with no decoder building a string. */
 const AS_BUFFERS = '1 MiB bulks as Buffers';
@@ -97,7 +100,9 @@ export const respDecodeSuite: IsolatedSuite = {
   },
   async prepare(caseName, contender) {
     const returnBuffers = caseName === AS_BUFFERS;
-    const corpus = buildCorpus(returnBuffers ? '1 MiB bulks' : caseName);
+    const name = returnBuffers ? '1 MiB bulks' : caseName;
+    let corpus = built.get(name);
+    if (corpus === undefined) built.set(name, (corpus = buildCorpus(name)));
     if (contender === FLOOR) return prepareFloor(corpus);
     const make = DECODERS[contender];
     if (make === undefined) throw new Error(`resp-decode has no contender ${contender}`);
