@@ -128,6 +128,27 @@ export class CircuitBreaker {
   }
 
   /**
+   * What `tryAdmit()` would say now, without taking anything or changing state: 0 when it would
+   * admit (an open circuit past its deadline would admit a probe, but stays open here), else
+   * `AdmitRejection.Open` (with `lastRetryAfter` set) or `AdmitRejection.ProbesFull`. For a
+   * command that has to wait for a connection before it can be admitted.
+   */
+  check(): number {
+    const state = this.current;
+    if (state.name === 'closed') return 0;
+    if (state.name === 'half_open') {
+      return state.probesInFlight + state.probeSuccesses < this.options.halfOpenProbeCount
+        ? 0
+        : AdmitRejection.ProbesFull;
+    }
+    this.readClock();
+    const now = this.time[0]!;
+    if (now >= state.openUntil) return 0;
+    this.retryAfterMs = Math.max(1, Math.ceil(state.openUntil - now));
+    return AdmitRejection.Open;
+  }
+
+  /**
    * Ends an admission with its outcome. Returns `false`, changing nothing, when the ticket is not
    * in flight (completed before, or never issued). An outcome from an earlier state's admission
    * (BREAKER.md 11) only frees its ticket. Any `outcome` other than success or failure is none.

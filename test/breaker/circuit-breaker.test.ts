@@ -356,3 +356,27 @@ describe('snapshot', () => {
     });
   });
 });
+
+describe('check', () => {
+  it('predicts tryAdmit without taking a slot or becoming half-open', () => {
+    const { breaker, clock, transitions } = setup({ minimumFailureCount: 1, openDuration: 100 });
+    expect(breaker.check()).toBe(0);
+    fail(breaker, 1);
+    clock.advance(40);
+    expect(breaker.check()).toBe(AdmitRejection.Open);
+    expect(breaker.lastRetryAfter).toBe(60);
+    clock.advance(60);
+    expect(breaker.check()).toBe(0);
+    expect(breaker.state).toBe('open');
+    const probe = admit(breaker);
+    expect(breaker.check()).toBe(AdmitRejection.ProbesFull);
+    expect(breaker.snapshot()).toMatchObject({
+      state: 'half_open',
+      probesInFlight: 1,
+      admissionsInFlight: 1,
+    });
+    probe.release();
+    expect(breaker.check()).toBe(0);
+    expect(transitions).toEqual(['closed->open', 'open->half_open']);
+  });
+});

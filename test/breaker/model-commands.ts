@@ -135,6 +135,28 @@ export class AcquireCommand implements BreakerCommand {
   toString = () => `acquire(${this.api})`;
 }
 
+/** `check()` predicts the next admission and changes nothing (the invariants compare the rest). */
+export class CheckCommand implements BreakerCommand {
+  check = () => true;
+  run(model: BreakerModel, real: RealSystem): void {
+    model.tick();
+    const code = real.breaker.check();
+    let expected = 0;
+    if (model.state === 'open' && model.now < model.openUntil) expected = -1;
+    if (
+      model.state === 'half_open' &&
+      model.probesInFlight + model.probeSuccesses >= model.options.halfOpenProbeCount
+    ) {
+      expected = -2;
+    }
+    if (code !== expected) expect(code).toBe(expected);
+    if (code === -1)
+      expect(real.breaker.lastRetryAfter).toBe(Math.max(1, Math.ceil(model.openUntil - model.now)));
+    checkInvariants(model, real);
+  }
+  toString = () => 'check()';
+}
+
 export class CompleteCommand implements BreakerCommand {
   constructor(
     readonly pick: number,

@@ -10,6 +10,7 @@ import {
   AdvanceCommand,
   BoundaryBurstCommand,
   BurstCommand,
+  CheckCommand,
   CompleteCommand,
   coverage,
   type ModelOptions,
@@ -61,6 +62,7 @@ const commands = fc.commands(
       .tuple(fc.integer({ min: 1, max: 8 }), fc.boolean())
       .map(([count, failed]) => new BurstCommand(count, failed)),
     fc.constantFrom(-1, 0).map((offset) => new BoundaryBurstCommand(offset)),
+    fc.constant(new CheckCommand()),
   ],
   { maxCommands: 40, size: 'max' },
 );
@@ -98,7 +100,6 @@ describe('CircuitBreaker against the reference model', () => {
       }),
       propertySettings(RUNS),
     );
-    console.log(coverage);
     // The runs must actually reach every situation the invariants are about.
     for (const [situation, count] of Object.entries(coverage)) {
       expect({ situation, reached: count >= 100 }).toEqual({ situation, reached: true });
