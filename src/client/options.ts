@@ -99,6 +99,9 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
     );
   }
   const random = options.random ?? systemRandom;
+  if (options.username !== undefined && options.password === undefined) {
+    throw new RespireConfigurationError('password', undefined, 'a string when username is set');
+  }
   if (options.retry !== undefined && (options.retry === null || typeof options.retry !== 'object')) {
     throw new RespireConfigurationError(
       'retry',
