@@ -5,8 +5,24 @@ export type { Batch, BatchFailure } from './client/batch.js';
 export type { RedisArgument } from './client/commands/caller.js';
 export type { RedisCommands } from './client/commands/index.js';
 export type { ScanCursor } from './client/commands/scan.js';
+export {
+  type CircuitTransitionDiagnostic,
+  type CommandDiagnostic,
+  type ConnectionDiagnostic,
+  type ConnectionRole,
+  DiagnosticChannels,
+  type ReconnectDiagnostic,
+} from './client/diagnostics.js';
 export type { RespireEndpointInput } from './client/endpoint.js';
 export type { KeyPrefixView } from './client/key-prefix-view.js';
+export {
+  type RespireCounter,
+  type RespireInstrumentOptions,
+  type RespireMeter,
+  type RespireMetricAttributes,
+  type RespireMetricGroup,
+  RespireMetricGroups,
+} from './client/metrics.js';
 export type { Transaction, TransactionOptions } from './client/multi.js';
 export type { RespireOptions, RespireRetryOptions } from './client/options.js';
 export type { PubSubListener } from './client/pubsub.js';

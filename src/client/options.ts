@@ -13,6 +13,7 @@ import {
 import { type Clock, systemClock } from '../util/clock.js';
 import { type RandomSource, systemRandom } from '../util/random.js';
 import { parseEndpoint, type RespireEndpointInput } from './endpoint.js';
+import { type RespireMeter, type RespireMetricGroup, resolveMetricOptions } from './metrics.js';
 
 export interface RespireRetryOptions {
   /** Attempts in all, the first included. 1 = no retry (the default). */
@@ -46,6 +47,13 @@ export interface RespireOptions {
   /** Bulk and simple strings as Buffer instead of string. Default false. */
   returnBuffers?: boolean;
   replicaEndpoints?: RespireEndpointInput[];
+  /**
+   * An OpenTelemetry-compatible Meter (a structural type: `metrics.getMeter('respire')` fits).
+   * Default none: no instrument is created and nothing is measured (metrics.ts).
+   */
+  meter?: RespireMeter | null;
+  /** What `meter` reports: RespireMetricGroups values. Default every group. */
+  metricGroups?: readonly RespireMetricGroup[];
   /** Injected time source (monotonic ms), for tests. */
   clock?: Clock;
   /** Injected randomness, for tests. */
@@ -69,6 +77,9 @@ export interface ResolvedOptions {
   retryAttempts: number;
   circuitBreaker: ResolvedCircuitBreakerOptions | null;
   returnBuffers: boolean;
+  meter: RespireMeter | null;
+  /** The groups `meter` reports; empty without a meter. */
+  metricGroups: ReadonlySet<RespireMetricGroup>;
   clock: Clock;
   random: RandomSource;
 }
@@ -126,6 +137,7 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
     retryAttempts: integer(options.retry?.maxAttempts, 'retry.maxAttempts', 1, 1, 100),
     circuitBreaker,
     returnBuffers: options.returnBuffers === true,
+    ...resolveMetricOptions(options.meter, options.metricGroups),
     clock: options.clock ?? systemClock,
     random,
   };
