@@ -212,7 +212,13 @@ function defaultEnvironment(): RunEnvironment {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     env: process.env,
-    loadSuites: () => loadSuiteDirectory(path.join(HERE, 'suites')),
+    loadSuites: () =>
+      loadSuiteDirectory(
+        path.join(HERE, 'suites'),
+        // `npm run bench` compiles into build/ without emptying it, so a suite deleted or renamed
+        // in bench/suites/ would live on there: only compiled suites with a source still count.
+        HERE === path.join(ROOT, 'build', 'bench') ? path.join(ROOT, 'bench', 'suites') : undefined,
+      ),
     startServer: async () => {
       const { startRedisServer } = await import('../test/kit/redis-server.js');
       return startRedisServer();
@@ -240,11 +246,13 @@ const suiteModules = new WeakMap<BenchSuite, string>();
 
 /**
  * Imports every module in `directory` with this module's own extension (`.js` compiled, `.ts`
- * under vitest) and collects the BenchSuites they export, in file-name order.
+ * under vitest) and collects the BenchSuites they export, in file-name order. With `sources`, a
+ * compiled module counts only while its `.ts` source is still in that directory.
  */
-export async function loadSuiteDirectory(directory: string): Promise<BenchSuite[]> {
+export async function loadSuiteDirectory(directory: string, sources?: string): Promise<BenchSuite[]> {
   const files = (await readdir(directory))
     .filter((file) => file.endsWith(EXTENSION) && !file.endsWith(`.d${EXTENSION}`))
+    .filter((file) => sources === undefined || existsSync(path.join(sources, `${path.parse(file).name}.ts`)))
     .sort();
   const suites: BenchSuite[] = [];
   for (const file of files) {

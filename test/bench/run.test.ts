@@ -1,6 +1,6 @@
 // The benchmark runner: flags, JSON shape of a real quick run, merging into latest.json, and the
 // lazily started redis-server (never started for suites that do not ask, always stopped).
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -186,6 +186,21 @@ describe('suites', () => {
     expect(names).toContain('resp-encode');
     expect(names).toContain('client');
     expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('skips a compiled suite whose source is gone when given the source directory', async () => {
+    const compiled = path.join(dir, 'compiled');
+    const sources = path.join(dir, 'sources');
+    await mkdir(compiled);
+    await mkdir(sources);
+    const suiteModule = (name: string) => `export const suite = { name: '${name}', run: async () => [] };\n`;
+    await writeFile(path.join(compiled, 'kept.ts'), suiteModule('kept'));
+    await writeFile(path.join(compiled, 'stale.ts'), suiteModule('stale'));
+    await writeFile(path.join(sources, 'kept.ts'), '');
+    const names = async (from?: string) =>
+      (await loadSuiteDirectory(compiled, from)).map((found) => found.name);
+    expect(await names()).toEqual(['kept', 'stale']);
+    expect(await names(sources)).toEqual(['kept']);
   });
 
   it('refuses to time an isolated suite without compiled workers, or one from no module file', async () => {
