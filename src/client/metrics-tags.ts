@@ -79,7 +79,9 @@ export class EndpointTags {
   error(errorType: string): RespireMetricAttributes {
     const known = this.errors.get(errorType);
     if (known !== undefined) return known;
-    const type = this.errors.size < MAX_ERROR_TYPES - 1 ? errorType : OTHER_ERROR_TYPE;
+    // One place is kept for `_OTHER` until it is taken.
+    const room = this.errors.has(OTHER_ERROR_TYPE) ? MAX_ERROR_TYPES : MAX_ERROR_TYPES - 1;
+    const type = this.errors.size < room ? errorType : OTHER_ERROR_TYPE;
     const tags = this.errors.get(type) ?? Object.freeze({ ...this.base, [Tag.errorType]: type });
     this.errors.set(type, tags);
     return tags;
