@@ -153,11 +153,19 @@ function makeCorpus(name: string, replies: ModelReply[]): Corpus {
   };
 }
 
-/** Cuts `bytes` into views of at most `size` bytes, the way consecutive `data` events deliver them. */
+/**
+ * Cuts `bytes` into copies of at most `size` bytes, each in memory of its own, the way consecutive
+ * `data` events deliver them. Views of one buffer would let a decoder see a payload that crosses
+ * chunks as one contiguous range and skip the copy that socket data always needs.
+ */
 export function splitIntoChunks(bytes: Buffer, size: number): Buffer[] {
   const chunks: Buffer[] = [];
   for (let offset = 0; offset < bytes.length; offset += size) {
-    chunks.push(bytes.subarray(offset, Math.min(offset + size, bytes.length)));
+    const end = Math.min(offset + size, bytes.length);
+    // allocUnsafeSlow: never a slice of Buffer's shared pool, where two small chunks could be adjacent.
+    const chunk = Buffer.allocUnsafeSlow(end - offset);
+    bytes.copy(chunk, 0, offset, end);
+    chunks.push(chunk);
   }
   return chunks;
 }

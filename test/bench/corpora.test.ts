@@ -49,6 +49,13 @@ describe.each(corpora.map((corpus) => [corpus.name, corpus] as [string, Corpus])
       expect(joined(corpus.resp2).length).toBe(corpus.resp2Bytes);
     });
 
+    it('gives every chunk memory of its own, as socket reads do', () => {
+      for (const chunks of [corpus.resp3, corpus.resp2]) {
+        expect(new Set(chunks.map((chunk) => chunk.buffer)).size).toBe(chunks.length);
+        expect(chunks.every((chunk) => chunk.byteOffset === 0)).toBe(true);
+      }
+    });
+
     it('has expected figures that redis-parser reproduces from the RESP2 form', () => {
       expect(corpus.expected.replies).toBeGreaterThan(0);
       expect(tallyWithRedisParser(corpus.resp2)).toEqual(corpus.expected);
