@@ -104,7 +104,7 @@ export class CircuitBreaker {
     return this.slots.inFlight;
   }
 
-  /** The `retryAfter` of the latest `AdmitRejection.Open` from `tryAdmit()`, in milliseconds. */
+  /** The `retryAfter` of the latest `AdmitRejection.Open` (from `tryAdmit()` or `check()`), in milliseconds. */
   get lastRetryAfter(): number {
     return this.retryAfterMs;
   }

@@ -18,7 +18,8 @@ import {
 } from './model-commands.js';
 import { FakeClock, propertySettings, seededRandom } from './support.js';
 
-const RUNS = 5_000;
+/** 5,000 in CI; `BREAKER_MODEL_RUNS=100000` for a deeper local search. */
+const RUNS = Number(process.env.BREAKER_MODEL_RUNS ?? 5_000);
 
 const modelOptions: fc.Arbitrary<ModelOptions> = fc
   .record({
@@ -70,39 +71,43 @@ const commands = fc.commands(
 const EDGES = new Set(['closed->open', 'open->half_open', 'half_open->open', 'half_open->closed']);
 
 describe('CircuitBreaker against the reference model', () => {
-  it(`agrees with the model after every command (${RUNS} runs)`, () => {
-    fc.assert(
-      fc.property(modelOptions, commands, (options, sequence) => {
-        const clock = new FakeClock(0);
-        const breaker = new CircuitBreaker(
-          {
-            failureRateThreshold: options.numerator / options.denominator,
-            minimumFailureCount: options.minimumFailureCount,
-            samplingWindow: options.samplingWindow,
-            maximumSampleCount: options.maximumSampleCount,
-            openDuration: options.openDuration,
-            halfOpenProbeCount: options.halfOpenProbeCount,
-            openDurationMultiplier: options.openDurationMultiplier,
-            maxOpenDuration: options.openDuration * options.maxOpenFactor,
-            openDurationJitter: options.openDurationJitter,
-          },
-          { now: () => clock.now(), random: seededRandom(options.seed) },
-        );
-        const transitions: string[] = [];
-        breaker.onTransition((from: CircuitState, to: CircuitState) => {
-          const edge = `${from}->${to}`;
-          expect(EDGES.has(edge)).toBe(true);
-          expect(breaker.state).toBe(to);
-          transitions.push(edge);
-        });
-        const real: RealSystem = { breaker, clock, tokens: [], transitions };
-        fc.modelRun(() => ({ model: new BreakerModel(options), real }), sequence);
-      }),
-      propertySettings(RUNS),
-    );
-    // The runs must actually reach every situation the invariants are about.
-    for (const [situation, count] of Object.entries(coverage)) {
-      expect({ situation, reached: count >= 100 }).toEqual({ situation, reached: true });
-    }
-  });
+  it(
+    `agrees with the model after every command (${RUNS} runs)`,
+    () => {
+      fc.assert(
+        fc.property(modelOptions, commands, (options, sequence) => {
+          const clock = new FakeClock(0);
+          const breaker = new CircuitBreaker(
+            {
+              failureRateThreshold: options.numerator / options.denominator,
+              minimumFailureCount: options.minimumFailureCount,
+              samplingWindow: options.samplingWindow,
+              maximumSampleCount: options.maximumSampleCount,
+              openDuration: options.openDuration,
+              halfOpenProbeCount: options.halfOpenProbeCount,
+              openDurationMultiplier: options.openDurationMultiplier,
+              maxOpenDuration: options.openDuration * options.maxOpenFactor,
+              openDurationJitter: options.openDurationJitter,
+            },
+            { now: () => clock.now(), random: seededRandom(options.seed) },
+          );
+          const transitions: string[] = [];
+          breaker.onTransition((from: CircuitState, to: CircuitState) => {
+            const edge = `${from}->${to}`;
+            expect(EDGES.has(edge)).toBe(true);
+            expect(breaker.state).toBe(to);
+            transitions.push(edge);
+          });
+          const real: RealSystem = { breaker, clock, tokens: [], transitions };
+          fc.modelRun(() => ({ model: new BreakerModel(options), real }), sequence);
+        }),
+        propertySettings(RUNS),
+      );
+      // The runs must actually reach every situation the invariants are about.
+      for (const [situation, count] of Object.entries(coverage)) {
+        expect({ situation, reached: count >= 100 }).toEqual({ situation, reached: true });
+      }
+    },
+    Math.max(30_000, RUNS * 5),
+  ); // about 1 ms a run on a loaded 2-core machine; deep runs need longer
 });
