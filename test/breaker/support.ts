@@ -2,7 +2,7 @@
 // settings that print the seed and replay it with `SEED=… [FC_PATH=…]`.
 import type { CircuitBreakerEnvironment } from '../../src/breaker/index.js';
 
-/** A hand-driven clock; `set` may go backwards to exercise the breaker's clamp. */
+/** A hand-driven clock; `time` may be set backwards to exercise the breaker's clamp. */
 export class FakeClock {
   constructor(public time = 0) {}
 
