@@ -10,12 +10,15 @@ describe('RespireClient against a real redis-server', () => {
     expect(await redis.ping()).toBe('PONG');
     expect(await redis.set('greeting', 'hello')).toBe('OK');
     expect(await redis.get('greeting')).toBe('hello');
-    const values = await Promise.all(Array.from({ length: 1000 }, (_, i) => redis.send(['INCR', 'n'])));
+    const values = await Promise.all(Array.from({ length: 1000 }, () => redis.send(['INCR', 'n'])));
     expect(values[999]).toBe(1000);
     expect(await redis.send(['OBJECT', 'ENCODING', 'greeting'])).toBe('embstr');
     await expect(redis.send(['LPUSH', 'greeting', 'x'])).rejects.toMatchObject({ code: 'WRONGTYPE' });
     await redis.close();
-    await expect(redis.get('greeting')).rejects.toMatchObject({ name: 'RespireConnectionError', written: false });
+    await expect(redis.get('greeting')).rejects.toMatchObject({
+      name: 'RespireConnectionError',
+      written: false,
+    });
   });
 
   it('runs a blocking command on a dedicated connection without stalling the pipeline', async () => {

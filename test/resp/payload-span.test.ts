@@ -10,7 +10,11 @@ function frameOf(payload: Buffer): Buffer {
 
 function decode(chunks: Buffer[]): unknown[] {
   const replies: unknown[] = [];
-  const decoder = new RespDecoder({ onReply: (value) => replies.push(value), onPush() {}, returnBuffers: true });
+  const decoder = new RespDecoder({
+    onReply: (value) => replies.push(value),
+    onPush() {},
+    returnBuffers: true,
+  });
   for (const chunk of chunks) decoder.write(chunk);
   return replies;
 }
@@ -29,7 +33,11 @@ describe('payloads across chunks', () => {
 
   it('copies once when a later chunk lives elsewhere, and decodes the same bytes', () => {
     const frame = frameOf(payload);
-    const chunks = [frame.subarray(0, 1000), frame.subarray(1000, 70_000), Buffer.from(frame.subarray(70_000))];
+    const chunks = [
+      frame.subarray(0, 1000),
+      frame.subarray(1000, 70_000),
+      Buffer.from(frame.subarray(70_000)),
+    ];
     const [reply] = decode(chunks) as [[Buffer, number]];
     expect(reply[0].equals(payload)).toBe(true);
     expect(reply[0].buffer).not.toBe(frame.buffer);
