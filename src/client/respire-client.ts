@@ -1,6 +1,7 @@
 // RespireClient for one standalone endpoint (API.md "Connecting"): a shared auto-pipelined
-// connection for ordinary commands, dedicated connections for blocking ones, and the retry rule
-// (only commands never written, or read-only ones; never a circuit rejection).
+// connection for ordinary commands, dedicated connections for blocking ones, the retry rule
+// (only commands never written, or read-only ones; never a circuit rejection), and the endpoint's
+// circuit, checked right before every send on each of those connections (circuit-gate.ts).
 import {
   RespireAuthenticationError,
   RespireCircuitOpenError,
@@ -18,17 +19,19 @@ import {
   type ReplyTransform,
 } from '../transport/command.js';
 import { Batch, type BatchDispatcher } from './batch.js';
+import { CircuitGate, type ClientCircuit } from './circuit-gate.js';
 import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
 import { DedicatedPool } from './dedicated-pool.js';
 import { KeyPrefixView } from './key-prefix-view.js';
+import { ClientTelemetry } from './metrics.js';
 import { Transaction } from './multi.js';
 import { type ResolvedOptions, type RespireOptions, resolveOptions } from './options.js';
 import { prepareCommand } from './prepare-command.js';
 import { type PubSubListener, Subscriber } from './pubsub.js';
 import { isReadOnlyCommand } from './read-only-commands.js';
 import { TransactionTracker } from './transaction-run.js';
-import { type WatchSession, WatchSessions } from './watch-session.js';
+import { type SessionPool, type WatchSession, WatchSessions } from './watch-session.js';
 
 export class RespireClient extends Commander {
   /** Connects and completes the handshake; rejects with the first connection's error. */
@@ -48,13 +51,22 @@ export class RespireClient extends Commander {
   private readonly sessions: WatchSessions;
   /** How batches send their entries: contiguously, in one go (batch.ts). */
   private readonly batchDispatcher: BatchDispatcher;
+  private readonly telemetry: ClientTelemetry;
+  /** The endpoint's circuit, shared by every channel; none without `circuitBreaker` (no per-command work). */
+  private readonly gate: CircuitGate | undefined;
 
   private constructor(private readonly options: ResolvedOptions) {
     super();
-    const channelOptions: ChannelOptions = { ...options, tls: options.tls };
+    this.telemetry = options.meter === null ? ClientTelemetry.disabled : new ClientTelemetry(options);
+    const gate =
+      options.circuitBreaker === null
+        ? undefined
+        : new CircuitGate({ ...options, circuitBreaker: options.circuitBreaker, telemetry: this.telemetry });
+    this.gate = gate;
+    const channelOptions: ChannelOptions = { ...options, tls: options.tls, gate };
     this.main = new Channel({ ...channelOptions, onConnect: this.transactions.onConnect });
     this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
-    this.sessions = new WatchSessions(this.dedicated, options.commandTimeout);
+    this.sessions = new WatchSessions(this.sessionPool(), options.commandTimeout);
     this.batchDispatcher = {
       commandTimeout: options.commandTimeout,
       dispatch: (commands) => {
@@ -67,6 +79,14 @@ export class RespireClient extends Commander {
   /** The configured data endpoint. */
   get endpoint(): RespireEndpoint {
     return this.options.endpoint;
+  }
+
+  /**
+   * The endpoint's circuit, read-only (state, counts, transitions), shared by every connection and
+   * view of this client; undefined without `circuitBreaker`.
+   */
+  get circuit(): ClientCircuit | undefined {
+    return this.gate?.circuit;
   }
 
   /**
@@ -86,8 +106,12 @@ export class RespireClient extends Commander {
     options: CommandOptions | undefined,
     flags = 0,
   ): Promise<T> {
-    if (this.options.retryAttempts > 1) return this.callWithRetry(args, transform, options, flags);
-    return this.callOnce(args, transform, options, flags);
+    const promise =
+      this.options.retryAttempts > 1
+        ? this.callWithRetry(args, transform, options, flags)
+        : this.callOnce(args, transform, options, flags);
+    if (this.telemetry.errorMetrics) promise.catch(this.reportError);
+    return promise;
   }
 
   /**
@@ -160,7 +184,7 @@ export class RespireClient extends Commander {
       this.dedicated.close(),
       this.subscriber.close(),
       this.sessions.releaseAll(),
-    ]).then(() => undefined);
+    ]).then(() => this.gate?.dispose());
     return this.closing;
   }
 
@@ -170,6 +194,7 @@ export class RespireClient extends Commander {
     this.dedicated.destroy();
     this.sessions.destroyAll();
     this.subscriber.destroy();
+    this.gate?.dispose();
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -193,9 +218,23 @@ export class RespireClient extends Commander {
     else this.main.enqueue(command);
   }
 
+  /**
+   * Dedicated connections for WATCH sessions. With a circuit, one is not even opened while the
+   * circuit rejects, and failing to open one is a selection failure (circuit-gate.ts `borrow`).
+   */
+  private sessionPool(): SessionPool {
+    const { gate, dedicated } = this;
+    if (gate === undefined) return dedicated;
+    return {
+      acquire: () => gate.borrow(dedicated),
+      release: (channel) => dedicated.release(channel),
+      discard: (channel) => dedicated.discard(channel),
+    };
+  }
+
   /** A blocking command borrows a connection of its own for as long as it runs. */
   private runDedicated(command: Command<unknown>): void {
-    this.dedicated.acquire().then(
+    (this.gate === undefined ? this.dedicated.acquire() : this.gate.borrow(this.dedicated)).then(
       (channel) => {
         channel.enqueue(command);
         command.promise.then(
@@ -217,14 +256,22 @@ export class RespireClient extends Commander {
     options: CommandOptions | undefined,
     flags: number,
   ): Promise<T> {
+    // Each attempt is a new command, admitted on its own right before its write, and its outcome
+    // recorded on its own (BREAKER.md 17); a circuit rejection ends the loop (mayRetry).
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.callOnce(args, transform, options, flags);
       } catch (error) {
         if (attempt >= this.options.retryAttempts || !mayRetry(error, args)) throw error;
+        this.telemetry.commandRetry(this.options.endpoint);
       }
     }
   }
+
+  /** `redis.client.errors`: what a caller of `call` received. */
+  private readonly reportError = (error: unknown): void => {
+    this.telemetry.commandError(this.options.endpoint, error);
+  };
 }
 
 /**

@@ -3,10 +3,17 @@
 // step, and EXEC's array settles the entries. A transaction is never split across connections:
 // once MULTI has been written, steps not yet written are dropped when anything goes wrong, and an
 // open MULTI left on a live connection is closed with DISCARD.
-import { RespireConnectionError, type RespireEndpoint, RespireError, RespireServerError } from '../errors.js';
+import {
+  RespireCircuitOpenError,
+  RespireConnectionError,
+  type RespireEndpoint,
+  RespireError,
+  RespireServerError,
+} from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
 import type { RespValue } from '../resp/types.js';
 import { Command, CommandFlags, CommandState } from '../transport/command.js';
+import { Health, healthOf } from '../transport/health.js';
 
 /** The connection (or reconnecting channel) a transaction is written to; a Channel fits. */
 export interface TransactionTarget {
@@ -22,6 +29,11 @@ export interface TransactionEnd {
    * dropped every WATCH of the connection. Otherwise a WATCH may still be in effect.
    */
   readonly watchCleared: boolean;
+  /**
+   * The circuit refused the transaction, so nothing was sent, and nothing may be: a WATCH left on
+   * the connection is dropped by closing it rather than by sending UNWATCH.
+   */
+  readonly circuitRejected?: boolean;
 }
 
 export interface TransactionRunOptions {
@@ -64,8 +76,15 @@ class TransactionStep extends Command<RespValue> {
     private readonly run: TransactionRun,
     readonly position: number,
   ) {
-    // Never Blocking: inside MULTI a BLPOP does not block (PROTOCOL.md §6).
-    super(args, CommandFlags.None, undefined, undefined, timeoutMs);
+    // Never Blocking: inside MULTI a BLPOP does not block (PROTOCOL.md §6). The circuit admits
+    // MULTI for the whole transaction; the steps after it are not checked again (seed 000).
+    super(
+      args,
+      position === 0 ? CommandFlags.None : CommandFlags.TransactionStep,
+      undefined,
+      undefined,
+      timeoutMs,
+    );
   }
 
   override reply(value: RespValue): void {
@@ -105,9 +124,11 @@ export class TransactionRun {
   }
 
   /**
-   * Enqueues MULTI, the entries and EXEC in one go. Circuit breaker (seed 000): this is where a
-   * nonempty transaction is admitted once, right before it is written; a rejection sends nothing
-   * and fails every entry (the steps are still queued, so failing one drops them all).
+   * Enqueues MULTI, the entries and EXEC in one go. Circuit breaker (seed 000): a nonempty
+   * transaction is admitted once, as MULTI, right before it is written; a rejection sends nothing
+   * and fails every entry (the steps are still queued, so failing one drops them all). MULTI's
+   * admission ends when EXEC's outcome is known: any EXEC reply (results, null after a WATCH
+   * conflict, EXECABORT) is healthy, and the error that ends the run otherwise decides (health.ts).
    */
   start(): void {
     const { signal, target, timeoutMs } = this.options;
@@ -133,6 +154,7 @@ export class TransactionRun {
       if (value instanceof RespireServerError) this.queueErrors[step.position - 1] = value;
     } else {
       this.options.tracker?.delete(this);
+      this.steps[0]!.reportHealth(Health.Success);
       this.onExecReply(value);
     }
   }
@@ -227,16 +249,17 @@ export class TransactionRun {
    */
   private end(error: unknown, watchCleared: boolean, conflict?: null): void {
     if (this.ended) return;
+    this.steps[0]?.reportHealth(healthOf(error));
     for (let i = 0; i < this.entries.length; i++) this.entries[i]!.reject(this.queueErrors[i] ?? error);
-    this.finish(watchCleared);
+    this.finish(watchCleared, error instanceof RespireCircuitOpenError);
     if (conflict === null) this.resolveRun(null);
     else this.rejectRun(error);
   }
 
-  private finish(watchCleared: boolean): void {
+  private finish(watchCleared: boolean, circuitRejected = false): void {
     this.ended = true;
     this.options.signal?.removeEventListener('abort', this);
-    this.options.onEnd?.({ watchCleared });
+    this.options.onEnd?.({ watchCleared, circuitRejected });
   }
 }
 

@@ -9,7 +9,7 @@
 // by the garbage collector: it keeps its connection until the client closes, and once every
 // dedicated connection is held, `watch()` and blocking commands wait `acquireTimeout` and fail.
 // Prefer `await using session = await redis.watch(keys)`.
-import { RespireConnectionError } from '../errors.js';
+import { RespireCircuitOpenError, RespireConnectionError } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
 import type { Channel } from '../transport/channel.js';
 import { Command, type CommandOptions, type ReplyTransform } from '../transport/command.js';
@@ -56,7 +56,9 @@ export class WatchSessions {
     try {
       await session.send(['WATCH', ...list]);
     } catch (error) {
-      await session.release();
+      // Refused by the circuit, WATCH was never sent: the connection goes back as it is.
+      if (error instanceof RespireCircuitOpenError) session.giveBack();
+      else await session.release();
       throw error;
     }
     return session;
@@ -133,7 +135,10 @@ export class WatchSession extends Commander implements AsyncDisposable {
         return undefined;
       },
       onEnd: (end) => {
-        this.end(!end.watchCleared).catch(ignore);
+        // A commit the circuit refused may send nothing, not even UNWATCH: closing the connection
+        // drops the WATCH and releases it (seed 000 "Batches and transactions").
+        if (end.circuitRejected === true) this.destroy();
+        else this.end(!end.watchCleared).catch(ignore);
       },
     });
   }
@@ -153,6 +158,11 @@ export class WatchSession extends Commander implements AsyncDisposable {
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.release();
+  }
+
+  /** @internal Ends a session whose WATCH was never sent: no UNWATCH is needed. */
+  giveBack(): void {
+    this.end(false).catch(ignore);
   }
 
   /** @internal Closes the connection at once (client `destroy()`). */

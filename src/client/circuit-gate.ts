@@ -1,0 +1,193 @@
+// The client's admission gate over its endpoint's circuit (seed 000 "Endpoint circuit breakers",
+// BREAKER.md): every command is admitted right before its write, its health outcome (health.ts)
+// ends the admission, and a command that cannot find a connection is checked or counted as a
+// selection failure. One registry per client, one circuit per configured endpoint, shared by every
+// channel of the client (the shared pipeline, dedicated connections, the subscriber) and its views.
+import {
+  AdmitRejection,
+  type CircuitBreaker,
+  CircuitBreakerRegistry,
+  type CircuitOutcome,
+  type CircuitSnapshot,
+  type CircuitState,
+  type TransitionListener,
+} from '../breaker/index.js';
+import type { ResolvedCircuitBreakerOptions } from '../breaker/options.js';
+import { RespireCircuitOpenError, type RespireEndpoint, type RespireError } from '../errors.js';
+import type { AdmissionGate } from '../transport/admission-gate.js';
+import type { Channel } from '../transport/channel.js';
+import { type Command, CommandFlags } from '../transport/command.js';
+import { Health, healthOf } from '../transport/health.js';
+import type { Clock } from '../util/clock.js';
+import type { RandomSource } from '../util/random.js';
+import { endpointKey } from './endpoint.js';
+
+/** What the gate reports; ClientTelemetry (metrics.ts) is one. */
+export interface CircuitTelemetry {
+  circuitTransition(endpoint: RespireEndpoint, from: CircuitState, to: CircuitState): void;
+  circuitRejection(endpoint: RespireEndpoint): void;
+}
+
+/** A read-only view of the client's circuit, for diagnostics and tests. */
+export interface ClientCircuit {
+  readonly state: CircuitState;
+  snapshot(): CircuitSnapshot;
+  /** Called after each state change; returns the function that unsubscribes. */
+  onTransition(listener: TransitionListener): () => void;
+}
+
+export interface CircuitGateOptions {
+  readonly endpoint: RespireEndpoint;
+  readonly circuitBreaker: ResolvedCircuitBreakerOptions;
+  /**
+   * How long a probe with no reply deadline (a blocking command, `timeout: 0`) may hold its slot:
+   * `commandTimeout`, or `openDuration` when that is 0 (seed 000: a probe is bounded by the command
+   * timeout, so a half-open circuit cannot stick).
+   */
+  readonly commandTimeout: number;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  readonly telemetry: CircuitTelemetry;
+}
+
+/** Commands that need no check of their own: the steps after an admitted MULTI. */
+const UNCHECKED = CommandFlags.TransactionStep;
+
+export class CircuitGate implements AdmissionGate {
+  readonly endpoint: RespireEndpoint;
+  private readonly breaker: CircuitBreaker;
+  private readonly release: () => void;
+  private readonly stopForwarding: () => void;
+  private readonly telemetry: CircuitTelemetry;
+  private readonly probeBoundMs: number;
+  /** Probes without a reply deadline, with the timer that ends their hold on a slot. */
+  private readonly boundedProbes = new Map<Command<unknown>, ReturnType<typeof setTimeout>>();
+
+  constructor(options: CircuitGateOptions) {
+    const { clock, random, endpoint } = options;
+    const registry = new CircuitBreakerRegistry(options.circuitBreaker, {
+      now: () => clock.now(),
+      random: () => random.random(),
+    });
+    const lease = registry.acquire(endpointKey(endpoint));
+    this.endpoint = endpoint;
+    this.breaker = lease.breaker;
+    this.release = lease.release;
+    this.telemetry = options.telemetry;
+    this.probeBoundMs =
+      options.commandTimeout > 0 ? options.commandTimeout : options.circuitBreaker.openDuration;
+    this.stopForwarding = registry.onTransition((_key, from, to) =>
+      this.telemetry.circuitTransition(endpoint, from, to),
+    );
+    const breaker = this.breaker;
+    this.circuit = {
+      get state() {
+        return breaker.state;
+      },
+      snapshot: () => breaker.snapshot(),
+      onTransition: (listener) => breaker.onTransition(listener),
+    };
+  }
+
+  /** The circuit, read-only: it never hands out admissions. */
+  readonly circuit: ClientCircuit;
+
+  /** Right before the write: a ticket in `command.admission`, or the rejection (nothing is sent). */
+  admit(command: Command<unknown>): Error | undefined {
+    const ticket = this.breaker.tryAdmit();
+    if (ticket < 0) return this.rejection(ticket);
+    command.admission = ticket;
+    if (
+      ((command.flags & CommandFlags.Blocking) !== 0 || command.timeoutMs === 0) &&
+      this.breaker.state === 'half_open'
+    ) {
+      this.boundProbe(command);
+    }
+    return undefined;
+  }
+
+  /** The admitted command's outcome; Health and CircuitOutcome share their codes. */
+  complete(command: Command<unknown>, health: Health): void {
+    if (this.boundedProbes.size !== 0) this.unboundProbe(command);
+    this.breaker.complete(command.admission as number, health satisfies CircuitOutcome);
+  }
+
+  /** Seed 000: while the circuit is open (or every probe slot is taken), a command waiting for a connection is rejected. */
+  checkWithoutConnection(command: Command<unknown>): Error | undefined {
+    return (command.flags & UNCHECKED) !== 0 ? undefined : this.check();
+  }
+
+  /** No connection came in time: a failure, unless the circuit rejects it first (seed 000). */
+  selectionFailed(command: Command<unknown>, error: RespireError): Error {
+    return (command.flags & UNCHECKED) !== 0 ? error : this.recordSelectionFailure(error);
+  }
+
+  /** What an admission would say now, taking nothing: the rejection, or undefined. */
+  check(): RespireCircuitOpenError | undefined {
+    const code = this.breaker.check();
+    return code < 0 ? this.rejection(code) : undefined;
+  }
+
+  /**
+   * No healthy connection could be selected, though nothing was sent: recorded as a failure
+   * through an admission of its own, so while open it is a rejection, and on a half-open probe it
+   * starts a new open interval. Returns what the command fails with.
+   */
+  recordSelectionFailure(error: RespireError): Error {
+    const ticket = this.breaker.tryAdmit();
+    if (ticket < 0) return this.rejection(ticket);
+    this.breaker.complete(ticket, Health.Failure);
+    return error;
+  }
+
+  /**
+   * Borrows a dedicated connection for a command that has none yet: refused at once while the
+   * circuit rejects (no socket is opened for it), and a connection that cannot be opened, for a
+   * reason that counts against the endpoint, is a selection failure.
+   */
+  async borrow(pool: { acquire(): Promise<Channel> }): Promise<Channel> {
+    const refusal = this.check();
+    if (refusal !== undefined) throw refusal;
+    try {
+      return await pool.acquire();
+    } catch (error) {
+      throw healthOf(error) === Health.Failure ? this.recordSelectionFailure(error as RespireError) : error;
+    }
+  }
+
+  /** The client closed: its hold on the circuit ends, and so do the listeners it added. */
+  dispose(): void {
+    this.stopForwarding();
+    this.release();
+  }
+
+  /** Builds the error only now, on the rejection path (seed 000 "Rejections"). */
+  private rejection(code: number): RespireCircuitOpenError {
+    this.telemetry.circuitRejection(this.endpoint);
+    return new RespireCircuitOpenError(
+      this.endpoint,
+      code === AdmitRejection.ProbesFull ? null : this.breaker.lastRetryAfter,
+    );
+  }
+
+  /**
+   * A probe that may never get a reply (BLPOP 0) would hold its slot for good and keep the circuit
+   * half-open: past the bound it ends with no outcome (BREAKER.md 10, 12). The command itself keeps
+   * waiting for its reply.
+   */
+  private boundProbe(command: Command<unknown>): void {
+    const timer = setTimeout(() => {
+      this.boundedProbes.delete(command);
+      command.reportHealth(Health.None);
+    }, this.probeBoundMs);
+    timer.unref();
+    this.boundedProbes.set(command, timer);
+  }
+
+  private unboundProbe(command: Command<unknown>): void {
+    const timer = this.boundedProbes.get(command);
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    this.boundedProbes.delete(command);
+  }
+}
