@@ -7,7 +7,8 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url);
 const run = (command, args) => execFileSync(command, args, { stdio: 'inherit', cwd: root });
-const onPath = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+const onPath = (command) =>
+  spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 
 if (!existsSync(new URL('node_modules/.bin/vitest', root))) {
   console.error('setup: installing npm devDependencies (npm ci)');
@@ -16,7 +17,9 @@ if (!existsSync(new URL('node_modules/.bin/vitest', root))) {
 
 if (!onPath('redis-server')) {
   if (process.getuid?.() !== 0) {
-    console.error('setup: redis-server is missing; install it (Debian: sudo apt-get install -y redis-server)');
+    console.error(
+      'setup: redis-server is missing; install it (Debian: sudo apt-get install -y redis-server)',
+    );
     process.exit(1);
   }
   console.error('setup: installing redis-server (apt-get)');
