@@ -23,6 +23,7 @@ import { CircuitGate, type ClientCircuit } from './circuit-gate.js';
 import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
 import { DedicatedPool } from './dedicated-pool.js';
+import { observeConnections, traceCommand } from './diagnostics.js';
 import { KeyPrefixView } from './key-prefix-view.js';
 import { ClientTelemetry } from './metrics.js';
 import { Transaction } from './multi.js';
@@ -64,7 +65,15 @@ export class RespireClient extends Commander {
         : new CircuitGate({ ...options, circuitBreaker: options.circuitBreaker, telemetry: this.telemetry });
     this.gate = gate;
     const channelOptions: ChannelOptions = { ...options, tls: options.tls, gate };
-    this.main = new Channel({ ...channelOptions, onConnect: this.transactions.onConnect });
+    // diagnostics.ts: `respire:connection:connect` for the shared connection.
+    const connections = observeConnections(options.endpoint, 'shared');
+    this.main = new Channel({
+      ...channelOptions,
+      onConnect: () => {
+        this.transactions.onConnect();
+        connections.connected();
+      },
+    });
     this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
     this.sessions = new WatchSessions(this.sessionPool(), options.commandTimeout);
     this.batchDispatcher = {
@@ -212,8 +221,12 @@ export class RespireClient extends Commander {
     return command.promise;
   }
 
-  /** Blocking commands get a dedicated connection; the rest share the pipeline. */
+  /**
+   * Blocking commands get a dedicated connection; the rest share the pipeline. Every command and
+   * batch entry sent passes here, so here the `respire:command:*` channels see it (diagnostics.ts).
+   */
   private route(command: Command<unknown>): void {
+    traceCommand(command, this.options.endpoint, this.options.clock);
     if ((command.flags & CommandFlags.Blocking) !== 0) this.runDedicated(command);
     else this.main.enqueue(command);
   }

@@ -1,0 +1,127 @@
+// The client publishing its diagnostics channels (diagnostics.ts) against a real redis-server:
+// command start/end/error for single commands and batch entries, never a key or a value, and the
+// shared connection's connect and reconnect through the fault proxy.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  type CommandDiagnostic,
+  type ConnectionDiagnostic,
+  DiagnosticChannels,
+  RespireClient,
+  RespireServerError,
+} from '../../src/index.js';
+import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
+import { useRedisServer } from '../kit/vitest-redis.js';
+
+const server = useRedisServer();
+
+const KEY = 'diagnostics:secret-key';
+const VALUE = 'secret-value';
+
+const cleanups: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/**
+ * What `names` publish from now on, as [channel, message, copy of the message when published], in
+ * order: a command's message object is the same from start to end and gains fields on the way.
+ */
+function listen(...names: string[]): [string, unknown, Record<string, unknown>][] {
+  const seen: [string, unknown, Record<string, unknown>][] = [];
+  for (const name of names) {
+    const listener = (message: unknown) => seen.push([name, message, { ...(message as object) }]);
+    subscribe(name, listener);
+    cleanups.push(() => void unsubscribe(name, listener));
+  }
+  return seen;
+}
+
+async function connect(port = server.port): Promise<RespireClient> {
+  const client = await RespireClient.connect({
+    endpoints: [{ host: server.host, port }],
+    reconnect: () => 10,
+  });
+  cleanups.push(() => client.destroy());
+  return client;
+}
+
+describe('command channels of a client', () => {
+  it('see each command and batch entry start and end or fail, by name only', async () => {
+    const client = await connect();
+    const seen = listen(
+      DiagnosticChannels.commandStart,
+      DiagnosticChannels.commandEnd,
+      DiagnosticChannels.commandError,
+    );
+    await client.set(KEY, VALUE);
+    await expect(client.lpush(KEY, VALUE)).rejects.toBeInstanceOf(RespireServerError);
+    const batch = client.batch();
+    batch.get(KEY);
+    batch.incr(KEY);
+    await batch.tryExecute();
+
+    const events = seen.map(([name, , copy]) => {
+      const m = copy as unknown as CommandDiagnostic;
+      return `${name.slice('respire:command:'.length)} ${m.command}${m.errorType ? ` ${m.errorType}` : ''}`;
+    });
+    expect(events).toEqual([
+      'start SET',
+      'end SET',
+      'start LPUSH',
+      'error LPUSH WRONGTYPE',
+      'start GET',
+      'start INCR',
+      'end GET',
+      'error INCR ERR',
+    ]);
+    for (const [, message] of seen) {
+      const m = message as CommandDiagnostic;
+      expect(m.endpoint).toEqual({ host: server.host, port: server.port });
+      expect(m.durationMs).toBeGreaterThanOrEqual(0);
+    }
+    // Each start and its end or error share one message object.
+    expect(seen[1]![1]).toBe(seen[0]![1]);
+    const text = JSON.stringify(seen.map(([, m]) => ({ ...(m as CommandDiagnostic), error: undefined })));
+    expect(text).not.toMatch(/secret/);
+  });
+
+  it('publish nothing once unsubscribed', async () => {
+    const client = await connect();
+    const seen: unknown[] = [];
+    const listener = (message: unknown) => seen.push(message);
+    subscribe(DiagnosticChannels.commandStart, listener);
+    await client.ping();
+    unsubscribe(DiagnosticChannels.commandStart, listener);
+    await client.ping();
+    expect(seen).toEqual([expect.objectContaining({ command: 'PING' })]);
+  });
+});
+
+describe('connection channel of a client', () => {
+  let proxy: FaultProxy;
+
+  it('sees the shared connection connect, then reconnect after a reset', async () => {
+    proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
+    cleanups.push(() => proxy.stop());
+    const seen = listen(DiagnosticChannels.connectionConnect);
+    let reconnected!: () => void;
+    const reconnect = new Promise<void>((resolve) => (reconnected = resolve));
+    const onReconnect = (message: unknown) => {
+      if ((message as ConnectionDiagnostic).reconnect) reconnected();
+    };
+    subscribe(DiagnosticChannels.connectionConnect, onReconnect);
+    cleanups.push(() => void unsubscribe(DiagnosticChannels.connectionConnect, onReconnect));
+    const client = await connect(proxy.port);
+    await proxy.setMode('reset');
+    await proxy.setMode('pass');
+    await reconnect;
+    expect(await client.ping()).toBe('PONG');
+    const messages = seen.map(([, message]) => message as ConnectionDiagnostic);
+    expect(messages.map((m) => [m.role, m.reconnect])).toEqual([
+      ['shared', false],
+      ['shared', true],
+    ]);
+    expect(messages[0]!.endpoint).toEqual({ host: server.host, port: proxy.port });
+  });
+});
