@@ -251,7 +251,9 @@ export class RespDecoder {
           pos = stop + 2;
           break;
         }
-        this.payloads.begin(type, length, this.base + pos);
+        // Payloads that become strings are copied out at once, so a scratch buffer can collect them.
+        const transient = type === BLOB_ERROR || (!this.returnBuffers && type !== STREAM_CHUNK);
+        this.payloads.begin(type, length, this.base + pos, transient);
         pos = this.readPayload(buf, pos);
         return pos;
       }

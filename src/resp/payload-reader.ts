@@ -5,6 +5,8 @@
 
 const CR = 0x0d;
 const LF = 0x0a;
+/** Largest scratch buffer kept for string payloads; larger ones are allocated each time. */
+const MAX_SCRATCH_BYTES = 4 * 1024 * 1024;
 
 /** Throws the decoder's protocol error at an absolute stream offset. */
 export type FailAtOffset = (message: string, offset: number) => never;
@@ -23,13 +25,19 @@ export class PayloadReader {
   private filled = 0;
   /** Or, until a chunk arrives that does not continue it, a view of the bytes so far. */
   private span: Buffer | null = null;
+  /** Whether the payload is decoded to a string at once, so it can be collected in `scratch`. */
+  private transient = false;
+  /** Reused for transient payloads: no allocation (and later GC) per large string reply. */
+  private scratch: Buffer = Buffer.alloc(0);
 
   constructor(private readonly fail: FailAtOffset) {}
 
-  begin(type: number, length: number, offset: number): void {
+  /** `transient`: the bytes are copied out (decoded to a string) before the next read. */
+  begin(type: number, length: number, offset: number, transient: boolean): void {
     this.type = type;
     this.length = length;
     this.offset = offset;
+    this.transient = transient;
   }
 
   reset(): void {
@@ -56,7 +64,7 @@ export class PayloadReader {
         this.span = null;
         return this.complete(extended, 0, count);
       }
-      this.collected = Buffer.allocUnsafe(length + 2);
+      this.collected = this.allocate(length + 2);
       this.filled = span.copy(this.collected, 0);
       this.span = null;
     }
@@ -72,6 +80,17 @@ export class PayloadReader {
     if (this.filled < length + 2) return -1;
     this.collected = null;
     return this.complete(collected, 0, pos + count);
+  }
+
+  private allocate(size: number): Buffer {
+    if (!this.transient) return Buffer.allocUnsafe(size);
+    if (size > MAX_SCRATCH_BYTES) return Buffer.allocUnsafe(size);
+    if (this.scratch.length < size) {
+      this.scratch = Buffer.allocUnsafeSlow(
+        Math.min(MAX_SCRATCH_BYTES, Math.max(size, this.scratch.length * 2)),
+      );
+    }
+    return this.scratch.subarray(0, size);
   }
 
   private complete(source: Buffer, start: number, next: number): number {

@@ -28,3 +28,18 @@ describe('long bulk strings', () => {
     expect(decodeBulk(text)).toBe(text);
   });
 });
+
+describe('string payloads collected across separate chunks', () => {
+  it('decodes consecutive large strings correctly while reusing one scratch buffer', () => {
+    const texts = [60_000, 100_000, 70_000, 5_000_000].map((size, i) =>
+      Buffer.alloc(size, String.fromCharCode(0x61 + i)).toString(),
+    );
+    const frames = Buffer.concat(texts.map((text) => Buffer.from(`$${text.length}\r\n${text}\r\n`)));
+    const replies: unknown[] = [];
+    const decoder = new RespDecoder({ onReply: (value) => replies.push(value), onPush() {} });
+    // Fresh memory per chunk, as a socket delivers it, so payloads are collected, not joined.
+    for (let i = 0; i < frames.length; i += 16_384)
+      decoder.write(Buffer.from(frames.subarray(i, i + 16_384)));
+    expect(replies).toEqual(texts);
+  });
+});
