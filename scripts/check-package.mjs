@@ -137,7 +137,9 @@ try {
   console.log(`${packed.filename}: ${packed.files.length} files, ${packed.size} bytes packed`);
   for (const file of REQUIRED_FILES) if (!packedFiles.has(file)) fail(`tarball lacks ${file}`);
   for (const file of packedFiles) {
-    if (!/^(dist\/|package\.json$|README\.md$|LICENSE)/.test(file)) fail(`tarball ships ${file}`);
+    // src/ ships so that the source maps in dist/ resolve; nothing else outside dist/.
+    if (!/^(dist\/|src\/.*\.(ts|md)$|package\.json$|README\.md$|LICENSE)/.test(file))
+      fail(`tarball ships ${file}`);
   }
 
   section('publint --strict');
