@@ -138,13 +138,21 @@ export class RespireCircuitOpenError extends RespireError {
    */
   readonly retryAfter: number | null;
 
+  /**
+   * Built without a stack trace: a rejection happens in the pipeline, not at the caller's line, so
+   * a stack would only show Respire's internals, and capturing it would cost more than the rest
+   * of a rejection (seed 000: an open circuit is meant to be cheap to hit).
+   */
   constructor(endpoint: RespireEndpoint, retryAfter: number | null) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(
       retryAfter === null
         ? `circuit of ${endpoint.host}:${endpoint.port} is half-open and every probe slot is taken`
         : `circuit of ${endpoint.host}:${endpoint.port} is open; retry after ${retryAfter} ms`,
       { endpoint },
     );
+    Error.stackTraceLimit = stackTraceLimit;
     this.retryAfter = retryAfter;
   }
 }
