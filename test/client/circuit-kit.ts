@@ -81,12 +81,17 @@ export async function takeDown(proxy: FaultProxy): Promise<void> {
   await proxy.waitForConnectionsAccepted(accepted + 1);
 }
 
-/** Resolves at the circuit's next transition into `to`. */
-export function nextTransition(circuit: ClientCircuit, to: CircuitState): Promise<void> {
-  return new Promise((resolve) => {
+/** Resolves at the circuit's next transition into `to`; rejects after `timeoutMs` without one. */
+export function nextTransition(circuit: ClientCircuit, to: CircuitState, timeoutMs = 5_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`no transition to ${to} within ${timeoutMs} ms (state ${circuit.state})`));
+    }, timeoutMs);
     const stop = circuit.onTransition((_from, next) => {
       if (next !== to) return;
       stop();
+      clearTimeout(timer);
       resolve();
     });
   });
