@@ -204,6 +204,15 @@ describe('circuit admission', () => {
     await closed;
   });
 
+  it('the subscriber connection is checked too: SUBSCRIBE is admitted, and rejected while open', async () => {
+    const rig = await rigs.open();
+    const { client, circuit } = rig;
+    await client.subscribe('circuit:news', () => {});
+    expect(circuit.snapshot()).toMatchObject({ failures: 0, total: 1, admissionsInFlight: 0 });
+    await tripByRefusal(rig);
+    expectRejected((await outcome(client.subscribe('circuit:other', () => {}))).error, rig);
+  });
+
   it('views share the circuit; reconnect handshakes are not checked', async () => {
     const rig = await rigs.open({ circuitBreaker: { minimumFailureCount: 2, openDuration: 2_000 } });
     const { client, proxy, circuit } = rig;
