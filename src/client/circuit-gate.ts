@@ -18,8 +18,9 @@ import type { AdmissionGate } from '../transport/admission-gate.js';
 import type { Channel } from '../transport/channel.js';
 import { type Command, CommandFlags } from '../transport/command.js';
 import { Health, healthOf } from '../transport/health.js';
-import type { Clock } from '../util/clock.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import type { RandomSource } from '../util/random.js';
+import { turnCachedClock } from '../util/turn-clock.js';
 import { endpointKey } from './endpoint.js';
 
 /** What the gate reports; ClientTelemetry (metrics.ts) is one. */
@@ -64,7 +65,11 @@ export class CircuitGate implements AdmissionGate {
   private readonly boundedProbes = new Map<Command<unknown>, ReturnType<typeof setTimeout>>();
 
   constructor(options: CircuitGateOptions) {
-    const { clock, random, endpoint } = options;
+    const { random, endpoint } = options;
+    // The system clock is read at most once per synchronous run: a flush admits a tick's commands
+    // and one socket read completes many, and performance.now() would cost ~40 ns per command.
+    // An injected clock (tests) is used as it is, so a fake clock moves when the test says.
+    const clock = options.clock === systemClock ? turnCachedClock(systemClock) : options.clock;
     const registry = new CircuitBreakerRegistry(options.circuitBreaker, {
       now: () => clock.now(),
       random: () => random.random(),
