@@ -2,6 +2,7 @@
 
 export type { RespireCircuitBreakerOptions } from './breaker/index.js';
 export type { Batch, BatchFailure } from './client/batch.js';
+export type { ClientCircuit } from './client/circuit-gate.js';
 export type { RedisArgument } from './client/commands/caller.js';
 export type { RedisCommands } from './client/commands/index.js';
 export type { ScanCursor } from './client/commands/scan.js';
