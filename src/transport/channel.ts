@@ -272,7 +272,7 @@ export class Channel {
     if (delay === false) {
       this.state = 'closed';
       this.acquireTimer.cancel();
-      this.failQueued(this.unreachableError());
+      this.failQueued((command) => this.selectionFailed(command));
       this.notifyDrained();
       return;
     }
@@ -304,9 +304,13 @@ export class Channel {
     this.reconnectTimer = undefined;
   }
 
-  private failQueued(error: Error): void {
+  /** Rejects every queued and waiting command, with `error` or the error it returns for each. */
+  private failQueued(error: Error | ((command: Command<unknown>) => Error)): void {
     for (const queue of [this.queue, this.waiters]) {
-      for (let command = queue.shift(); command !== undefined; command = queue.shift()) command.reject(error);
+      for (let command = queue.shift(); command !== undefined; command = queue.shift()) {
+        if (command.state !== CommandState.Settled)
+          command.reject(typeof error === 'function' ? error(command) : error);
+      }
     }
   }
 
