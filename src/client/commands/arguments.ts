@@ -14,6 +14,9 @@ export type RedisPairs =
   | ReadonlyMap<RedisArgument, RedisInput>
   | readonly (readonly [RedisArgument, RedisInput])[];
 
+/** One key or several: multi-key commands take either. */
+export type RedisKeys = RedisArgument | readonly RedisArgument[];
+
 /** The per-command options (API.md), allowed next to a command's own upper-case options. */
 const COMMAND_OPTION_KEYS = ['signal', 'timeout', 'fireAndForget'];
 
@@ -108,6 +111,13 @@ export function wordArgument<W extends string>(
 export function nonEmpty<T>(helper: string, name: string, values: readonly T[]): readonly T[] {
   if (Array.isArray(values) && values.length > 0) return values;
   throw new TypeError(`${helper}: ${name} must be a non-empty array`);
+}
+
+/** The keys of a multi-key command as a non-empty list. */
+export function keyList(helper: string, keys: RedisKeys): RedisArgument[] {
+  if (!Array.isArray(keys)) return [keys as RedisArgument];
+  if (keys.length === 0) throw new TypeError(`${helper}: keys must not be empty`);
+  return keys as RedisArgument[];
 }
 
 /** Appends pairs as `name value name value …`; throws on an empty or malformed input. */

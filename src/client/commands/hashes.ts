@@ -1,9 +1,16 @@
 // Hash commands. HGETALL becomes a plain object from RESP3's map and RESP2's flat array alike.
 import type { RespValue } from '../../resp/types.js';
 import type { CommandOptions } from '../../transport/command.js';
-import { integerArgument, numberArgument, pushPairs, type RedisInput, type RedisPairs } from './arguments.js';
+import {
+  integerArgument,
+  numberArgument,
+  pushPairs,
+  type RedisInput,
+  type RedisKeys,
+  type RedisPairs,
+} from './arguments.js';
+import { countedCall, keysCall, SAMPLED_VALUES } from './call-shapes.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
-import { keyList, type RedisKeys } from './keys.js';
 import {
   asBoolean,
   asCounter,
@@ -113,21 +120,13 @@ export const hashCommands: ThisType<CommandCaller> & HashCommands<RedisValue> = 
     return this.call(['HGET', key, field], asNullableValue, options);
   },
   hmget(key, fields, options) {
-    try {
-      return this.call(['HMGET', key, ...keyList('hmget', fields)], asNullableValues, options);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return keysCall(this, ['HMGET', key], fields, asNullableValues, options);
   },
   hgetall(key, options) {
     return this.call(['HGETALL', key], asRecord, options);
   },
   hdel(key, fields, options) {
-    try {
-      return this.call(['HDEL', key, ...keyList('hdel', fields)], asInteger, options);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return keysCall(this, ['HDEL', key], fields, asInteger, options);
   },
   hexists(key, field, options) {
     return this.call(['HEXISTS', key, field], asBoolean, options);
@@ -160,15 +159,7 @@ export const hashCommands: ThisType<CommandCaller> & HashCommands<RedisValue> = 
     countOrOptions?: number | CommandOptions,
     options?: CommandOptions,
   ): Promise<never> {
-    if (typeof countOrOptions !== 'number') {
-      return this.call(['HRANDFIELD', key], asNullableValue, countOrOptions) as Promise<never>;
-    }
-    try {
-      integerArgument('hrandfield', 'count', countOrOptions);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.call(['HRANDFIELD', key, countOrOptions], asValues, options) as Promise<never>;
+    return countedCall(this, 'HRANDFIELD', SAMPLED_VALUES, key, countOrOptions, options);
   },
   hrandfieldWithValues(key, count, options) {
     try {

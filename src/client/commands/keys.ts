@@ -1,7 +1,15 @@
 // Keyspace commands: deleting, testing, renaming and copying keys, and their expiry.
 import type { RespArgument } from '../../resp/encoder.js';
 import type { CommandOptions } from '../../transport/command.js';
-import { checkExclusive, checkOptionKeys, flagOption, integerArgument, integerOption } from './arguments.js';
+import {
+  checkExclusive,
+  checkOptionKeys,
+  flagOption,
+  integerArgument,
+  integerOption,
+  type RedisKeys,
+} from './arguments.js';
+import { keysCall } from './call-shapes.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
 import { asBoolean, asInteger, asNullableValue, asOk, asString, type RedisValue } from './reply.js';
 
@@ -23,9 +31,6 @@ export interface CopyOptions extends CommandOptions {
   /** Overwrite an existing destination. */
   REPLACE?: boolean;
 }
-
-/** One key or several: multi-key commands take either. */
-export type RedisKeys = RedisArgument | readonly RedisArgument[];
 
 export interface KeyCommands<V extends RedisValue = string> {
   /** DEL: how many of the keys existed and were removed. */
@@ -66,23 +71,6 @@ export interface KeyCommands<V extends RedisValue = string> {
   randomkey(options?: CommandOptions): Promise<V | null>;
 }
 
-/** The keys of a multi-key command as a non-empty list. */
-export function keyList(helper: string, keys: RedisKeys): RedisArgument[] {
-  if (!Array.isArray(keys)) return [keys as RedisArgument];
-  if (keys.length === 0) throw new TypeError(`${helper}: keys must not be empty`);
-  return keys as RedisArgument[];
-}
-
-function multiKey(caller: CommandCaller, name: string, keys: RedisKeys, options: CommandOptions | undefined) {
-  let list: RedisArgument[];
-  try {
-    list = keyList(name.toLowerCase(), keys);
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  return caller.call([name, ...list], asInteger, options);
-}
-
 const EXPIRE_OPTIONS = ['NX', 'XX', 'GT', 'LT'] as const;
 
 function expireCall(
@@ -112,16 +100,16 @@ function expireCall(
 
 export const keyCommands: ThisType<CommandCaller> & KeyCommands<RedisValue> = {
   del(keys, options) {
-    return multiKey(this, 'DEL', keys, options);
+    return keysCall(this, ['DEL'], keys, asInteger, options);
   },
   unlink(keys, options) {
-    return multiKey(this, 'UNLINK', keys, options);
+    return keysCall(this, ['UNLINK'], keys, asInteger, options);
   },
   exists(keys, options) {
-    return multiKey(this, 'EXISTS', keys, options);
+    return keysCall(this, ['EXISTS'], keys, asInteger, options);
   },
   touch(keys, options) {
-    return multiKey(this, 'TOUCH', keys, options);
+    return keysCall(this, ['TOUCH'], keys, asInteger, options);
   },
   expire(key, seconds, options) {
     return expireCall(this, 'EXPIRE', key, seconds, options);

@@ -5,14 +5,15 @@ import type { RespValue } from '../../resp/types.js';
 import { CommandFlags, type CommandOptions, type ReplyTransform } from '../../transport/command.js';
 import {
   checkOptionKeys,
-  integerArgument,
   integerOption,
+  keyList,
   numberArgument,
   type RedisInput,
+  type RedisKeys,
   wordArgument,
 } from './arguments.js';
+import { blockingKeysCall, countedCall, POPPED_VALUES, valuesCall } from './call-shapes.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
-import { keyList, type RedisKeys } from './keys.js';
 import {
   asInteger,
   asNullableInteger,
@@ -149,37 +150,6 @@ function asPositions(reply: RespValue): number[] {
   return elements(reply).map(asInteger);
 }
 
-function pushCall(
-  caller: CommandCaller,
-  name: string,
-  key: RedisArgument,
-  values: unknown,
-  options?: CommandOptions,
-) {
-  const list = Array.isArray(values) ? values : [values];
-  if (list.length === 0)
-    return Promise.reject(new TypeError(`${name.toLowerCase()}: elements must not be empty`));
-  return caller.call([name, key, ...(list as RedisInput[])], asInteger, options);
-}
-
-function popCall(
-  caller: CommandCaller,
-  name: string,
-  key: RedisArgument,
-  countOrOptions: number | CommandOptions | undefined,
-  options: CommandOptions | undefined,
-): Promise<never> {
-  if (typeof countOrOptions !== 'number') {
-    return caller.call([name, key], asNullableValue, countOrOptions) as Promise<never>;
-  }
-  try {
-    integerArgument(name.toLowerCase(), 'count', countOrOptions, 0);
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  return caller.call([name, key, countOrOptions], asValues, options) as Promise<never>;
-}
-
 /** `numkeys key… LEFT|RIGHT [COUNT n]` of LMPOP/BLMPOP, appended to `args`. */
 function multiPopArguments(
   helper: string,
@@ -197,35 +167,18 @@ function multiPopArguments(
   return args;
 }
 
-function blockingPop(
-  caller: CommandCaller,
-  name: string,
-  keys: RedisKeys,
-  timeout: number,
-  options?: CommandOptions,
-) {
-  const helper = name.toLowerCase();
-  let args: RespArgument[];
-  try {
-    args = [name, ...keyList(helper, keys), numberArgument(helper, 'timeoutSeconds', timeout, 0)];
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  return caller.call(args, asListPop, options, CommandFlags.Blocking);
-}
-
 export const listCommands: ThisType<CommandCaller> & ListCommands<RedisValue> = {
   lpush(key, values, options) {
-    return pushCall(this, 'LPUSH', key, values, options);
+    return valuesCall(this, 'LPUSH', key, values, 'elements', options);
   },
   rpush(key, values, options) {
-    return pushCall(this, 'RPUSH', key, values, options);
+    return valuesCall(this, 'RPUSH', key, values, 'elements', options);
   },
   lpop(key: RedisArgument, countOrOptions?: number | CommandOptions, options?: CommandOptions) {
-    return popCall(this, 'LPOP', key, countOrOptions, options);
+    return countedCall(this, 'LPOP', POPPED_VALUES, key, countOrOptions, options);
   },
   rpop(key: RedisArgument, countOrOptions?: number | CommandOptions, options?: CommandOptions) {
-    return popCall(this, 'RPOP', key, countOrOptions, options);
+    return countedCall(this, 'RPOP', POPPED_VALUES, key, countOrOptions, options);
   },
   lrange(key, start, stop, options) {
     return this.call(['LRANGE', key, start, stop], asValues, options);
@@ -297,10 +250,10 @@ export const listCommands: ThisType<CommandCaller> & ListCommands<RedisValue> = 
     return this.call(args, asListMultiPop, options);
   },
   blpop(keys, timeoutSeconds, options) {
-    return blockingPop(this, 'BLPOP', keys, timeoutSeconds, options);
+    return blockingKeysCall(this, 'BLPOP', keys, timeoutSeconds, asListPop, options);
   },
   brpop(keys, timeoutSeconds, options) {
-    return blockingPop(this, 'BRPOP', keys, timeoutSeconds, options);
+    return blockingKeysCall(this, 'BRPOP', keys, timeoutSeconds, asListPop, options);
   },
   blmove(source, destination, from, to, timeoutSeconds, options) {
     let args: RespArgument[];

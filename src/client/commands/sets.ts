@@ -2,11 +2,11 @@
 // array): an array keeps Buffers usable with `returnBuffers` and costs no conversion in RESP2.
 // Redis gives no member order; do not rely on one.
 import type { RespArgument } from '../../resp/encoder.js';
-import type { CommandOptions, ReplyTransform } from '../../transport/command.js';
-import { checkOptionKeys, integerArgument, integerOption, type RedisInput } from './arguments.js';
+import type { CommandOptions } from '../../transport/command.js';
+import { checkOptionKeys, integerOption, keyList, type RedisInput, type RedisKeys } from './arguments.js';
+import { countedCall, keysCall, POPPED_VALUES, SAMPLED_VALUES, valuesCall } from './call-shapes.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
-import { keyList, type RedisKeys } from './keys.js';
-import { asBoolean, asBooleans, asInteger, asNullableValue, asValues, type RedisValue } from './reply.js';
+import { asBoolean, asBooleans, asInteger, asValues, type RedisValue } from './reply.js';
 
 export interface SetCommands<V extends RedisValue = string> {
   /** SADD: how many members were added (not counting ones already there). */
@@ -64,58 +64,12 @@ export interface SetCommands<V extends RedisValue = string> {
   ): Promise<boolean>;
 }
 
-function membersCall(
-  caller: CommandCaller,
-  name: string,
-  key: RedisArgument,
-  members: unknown,
-  options: CommandOptions | undefined,
-): Promise<number> {
-  const list = Array.isArray(members) ? members : [members];
-  if (list.length === 0)
-    return Promise.reject(new TypeError(`${name.toLowerCase()}: members must not be empty`));
-  return caller.call([name, key, ...(list as RedisInput[])], asInteger, options);
-}
-
-function randomCall(
-  caller: CommandCaller,
-  name: string,
-  key: RedisArgument,
-  countOrOptions: number | CommandOptions | undefined,
-  options: CommandOptions | undefined,
-): Promise<never> {
-  if (typeof countOrOptions !== 'number') {
-    return caller.call([name, key], asNullableValue, countOrOptions) as Promise<never>;
-  }
-  try {
-    integerArgument(name.toLowerCase(), 'count', countOrOptions, name === 'SPOP' ? 0 : -(2 ** 53 - 1));
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  return caller.call([name, key, countOrOptions], asValues, options) as Promise<never>;
-}
-
-function keysCall<T>(
-  caller: CommandCaller,
-  head: RespArgument[],
-  keys: RedisKeys,
-  transform: ReplyTransform<T>,
-  options: CommandOptions | undefined,
-): Promise<T> {
-  try {
-    head.push(...keyList(String(head[0]).toLowerCase(), keys));
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  return caller.call(head, transform, options);
-}
-
 export const setCommands: ThisType<CommandCaller> & SetCommands<RedisValue> = {
   sadd(key, members, options) {
-    return membersCall(this, 'SADD', key, members, options);
+    return valuesCall(this, 'SADD', key, members, 'members', options);
   },
   srem(key, members, options) {
-    return membersCall(this, 'SREM', key, members, options);
+    return valuesCall(this, 'SREM', key, members, 'members', options);
   },
   smembers(key, options) {
     return this.call(['SMEMBERS', key], asValues, options);
@@ -130,10 +84,10 @@ export const setCommands: ThisType<CommandCaller> & SetCommands<RedisValue> = {
     return this.call(['SCARD', key], asInteger, options);
   },
   spop(key: RedisArgument, countOrOptions?: number | CommandOptions, options?: CommandOptions) {
-    return randomCall(this, 'SPOP', key, countOrOptions, options);
+    return countedCall(this, 'SPOP', POPPED_VALUES, key, countOrOptions, options);
   },
   srandmember(key: RedisArgument, countOrOptions?: number | CommandOptions, options?: CommandOptions) {
-    return randomCall(this, 'SRANDMEMBER', key, countOrOptions, options);
+    return countedCall(this, 'SRANDMEMBER', SAMPLED_VALUES, key, countOrOptions, options);
   },
   sinter(keys, options) {
     return keysCall(this, ['SINTER'], keys, asValues, options);

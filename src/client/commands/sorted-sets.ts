@@ -2,19 +2,18 @@
 // strings (`'1.5'`, `'inf'`, `'-inf'`) that are parsed. ZRANGE and friends: ./sorted-set-ranges.ts.
 import type { RespArgument } from '../../resp/encoder.js';
 import type { RespValue } from '../../resp/types.js';
-import { CommandFlags, type CommandOptions } from '../../transport/command.js';
+import type { CommandOptions } from '../../transport/command.js';
 import {
   checkExclusive,
   checkOptionKeys,
   flagOption,
-  integerArgument,
   nonEmpty,
-  numberArgument,
   type RedisInput,
+  type RedisKeys,
   scoreArgument,
 } from './arguments.js';
+import { blockingKeysCall, type CountedReply, countedCall, valuesCall } from './call-shapes.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
-import { keyList, type RedisKeys } from './keys.js';
 import {
   asDouble,
   asInteger,
@@ -149,40 +148,8 @@ function zaddHead(key: RedisArgument, options: ZAddOptions | undefined): RespArg
   return args;
 }
 
-function popCall(
-  caller: CommandCaller,
-  name: string,
-  key: RedisArgument,
-  countOrOptions: number | CommandOptions | undefined,
-  options: CommandOptions | undefined,
-): Promise<never> {
-  if (typeof countOrOptions !== 'number') {
-    return caller.call([name, key], asFirstScoredMember, countOrOptions) as Promise<never>;
-  }
-  try {
-    integerArgument(name.toLowerCase(), 'count', countOrOptions, 0);
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  return caller.call([name, key, countOrOptions], asScoredMembers, options) as Promise<never>;
-}
-
-function blockingPop(
-  caller: CommandCaller,
-  name: string,
-  keys: RedisKeys,
-  timeout: number,
-  options?: CommandOptions,
-) {
-  const helper = name.toLowerCase();
-  let args: RespArgument[];
-  try {
-    args = [name, ...keyList(helper, keys), numberArgument(helper, 'timeoutSeconds', timeout, 0)];
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  return caller.call(args, asSortedSetPop, options, CommandFlags.Blocking);
-}
+/** ZPOPMIN/ZPOPMAX: one scored member without a count, a list with one. */
+const POPPED: CountedReply = { one: asFirstScoredMember, many: asScoredMembers, minCount: 0 };
 
 function boundsCall(
   caller: CommandCaller,
@@ -253,9 +220,7 @@ export const sortedSetCommands: ThisType<CommandCaller> & SortedSetCommands<Redi
     return this.call(['ZREVRANK', key, member], asNullableInteger, options);
   },
   zrem(key, members, options) {
-    const list = Array.isArray(members) ? members : [members];
-    if (list.length === 0) return Promise.reject(new TypeError('zrem: members must not be empty'));
-    return this.call(['ZREM', key, ...(list as RedisInput[])], asInteger, options);
+    return valuesCall(this, 'ZREM', key, members, 'members', options);
   },
   zcard(key, options) {
     return this.call(['ZCARD', key], asInteger, options);
@@ -267,15 +232,15 @@ export const sortedSetCommands: ThisType<CommandCaller> & SortedSetCommands<Redi
     return boundsCall(this, 'ZREMRANGEBYSCORE', key, min, max, options);
   },
   zpopmin(key: RedisArgument, countOrOptions?: number | CommandOptions, options?: CommandOptions) {
-    return popCall(this, 'ZPOPMIN', key, countOrOptions, options);
+    return countedCall(this, 'ZPOPMIN', POPPED, key, countOrOptions, options);
   },
   zpopmax(key: RedisArgument, countOrOptions?: number | CommandOptions, options?: CommandOptions) {
-    return popCall(this, 'ZPOPMAX', key, countOrOptions, options);
+    return countedCall(this, 'ZPOPMAX', POPPED, key, countOrOptions, options);
   },
   bzpopmin(keys, timeoutSeconds, options) {
-    return blockingPop(this, 'BZPOPMIN', keys, timeoutSeconds, options);
+    return blockingKeysCall(this, 'BZPOPMIN', keys, timeoutSeconds, asSortedSetPop, options);
   },
   bzpopmax(keys, timeoutSeconds, options) {
-    return blockingPop(this, 'BZPOPMAX', keys, timeoutSeconds, options);
+    return blockingKeysCall(this, 'BZPOPMAX', keys, timeoutSeconds, asSortedSetPop, options);
   },
 };

@@ -10,10 +10,11 @@ import {
   numberArgument,
   pushPairs,
   type RedisInput,
+  type RedisKeys,
   type RedisPairs,
 } from './arguments.js';
+import { keysCall } from './call-shapes.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
-import { keyList, type RedisKeys } from './keys.js';
 import {
   asBoolean,
   asCounter,
@@ -139,11 +140,7 @@ export const stringCommands: ThisType<CommandCaller> & StringCommands<RedisValue
     return this.call(['SETNX', key, value], asBoolean, options);
   },
   mget(keys, options) {
-    try {
-      return this.call(['MGET', ...keyList('mget', keys)], asNullableValues, options);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return keysCall(this, ['MGET'], keys, asNullableValues, options);
   },
   mset(pairs, options) {
     try {
