@@ -1,0 +1,150 @@
+// Replays the spool to Redis in order, in the background: one batch in flight at a time, each batch
+// one EVAL that adds all its events to the stream atomically, so a batch is either wholly written
+// or (when its outcome is unknown) wholly resent, and a later batch is never written before an
+// earlier one. While the circuit is open a batch is rejected at once and retried when the circuit
+// says it will admit a probe; the batch is that probe.
+import { RespireCircuitOpenError } from '../../src/index.js';
+import type { PublisherMonitor } from './monitor.js';
+import { decodeEvent } from './record-codec.js';
+import type { Spool } from './spool.js';
+
+/** XADDs every (key, data) pair of ARGV to KEYS[1], in order, as one atomic step. */
+export const REPLAY_SCRIPT = `for i = 1, #ARGV, 2 do
+  redis.call('XADD', KEYS[1], '*', 'key', ARGV[i], 'data', ARGV[i + 1])
+end
+return #ARGV / 2`;
+
+/** The one command the replayer needs; RespireClient has it. */
+export interface ReplayTarget {
+  eval(
+    script: string,
+    keys: readonly string[],
+    args: readonly (string | Buffer)[],
+    options: { timeout: number },
+  ): Promise<unknown>;
+}
+
+export interface ReplayerOptions {
+  readonly stream: string;
+  readonly batchEvents: number;
+  readonly batchBytes: number;
+  /** Reply deadline of a batch. */
+  readonly timeoutMs: number;
+  /** Wait before retrying a batch that failed other than by a circuit rejection. */
+  readonly retryMs: number;
+}
+
+export interface ReplayerHooks {
+  /** A batch that holds every spooled event is about to be sent. */
+  lastBatch(): void;
+  /** A batch failed; it will be retried later. */
+  failed(): void;
+  /** The spool is empty and no batch is in flight. */
+  drained(): void;
+}
+
+export class SpoolReplayer {
+  private inFlight = false;
+  /** Resolves `stop()` once the batch in flight has settled. */
+  private settledInFlight: (() => void) | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly redis: ReplayTarget,
+    private readonly spool: Spool,
+    private readonly options: ReplayerOptions,
+    private readonly monitor: PublisherMonitor,
+    private readonly hooks: ReplayerHooks,
+  ) {}
+
+  /** Whether a batch is on its way (its events are still in the spool until it succeeds). */
+  get busy(): boolean {
+    return this.inFlight;
+  }
+
+  /** Something was spooled: start replaying unless already replaying or waiting to retry. */
+  kick(): void {
+    if (this.inFlight || this.timer !== undefined || this.stopped) return;
+    this.sendNext();
+  }
+
+  /** The circuit closed: retry now rather than at the scheduled time. */
+  wake(): void {
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.kick();
+  }
+
+  /** No batch is started after this; resolves when the one in flight (if any) has settled. */
+  stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.inFlight) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.settledInFlight = resolve;
+    });
+  }
+
+  private batchSettled(): void {
+    this.inFlight = false;
+    this.settledInFlight?.();
+    this.settledInFlight = undefined;
+  }
+
+  private sendNext(): void {
+    const batch = this.spool.peek(this.options.batchEvents, this.options.batchBytes);
+    if (batch.skippedCorrupt > 0) {
+      this.monitor.count('corrupt', batch.skippedCorrupt);
+      this.monitor.log('error', 'spool-corrupt', 'spooled records became unreadable and were skipped', {
+        records: batch.skippedCorrupt,
+      });
+    }
+    if (batch.payloads.length === 0) {
+      this.hooks.drained();
+      return;
+    }
+    if (batch.position.records === this.spool.records) this.hooks.lastBatch();
+    const args: (string | Buffer)[] = [];
+    for (const payload of batch.payloads) {
+      const event = decodeEvent(payload);
+      args.push(event.key, event.data);
+    }
+    this.inFlight = true;
+    this.redis.eval(REPLAY_SCRIPT, [this.options.stream], args, { timeout: this.options.timeoutMs }).then(
+      () => {
+        this.batchSettled();
+        this.spool.consume(batch.position);
+        this.monitor.count('replayed', batch.position.records);
+        if (!this.stopped) this.sendNext();
+      },
+      (error: unknown) => {
+        this.batchSettled();
+        if (this.stopped) return;
+        let delayMs = this.options.retryMs;
+        if (error instanceof RespireCircuitOpenError) {
+          // Open: retry when the open delay ends. Null: probes are taken; try again shortly.
+          delayMs = error.retryAfter ?? this.options.retryMs;
+        } else {
+          const name = error instanceof Error ? error.name : typeof error;
+          this.monitor.log('warn', 'replay-failed', `replay batch failed (${name}); retrying`, {
+            error: error instanceof Error ? error.message : String(error),
+            retryInMs: delayMs,
+            spooledEvents: this.spool.records,
+          });
+        }
+        this.timer = setTimeout(
+          () => {
+            this.timer = undefined;
+            this.kick();
+          },
+          Math.max(1, delayMs),
+        );
+        // After the timer is set, so that events spooled by the hook wait for it too.
+        this.hooks.failed();
+      },
+    );
+  }
+}

@@ -1,0 +1,62 @@
+// Helpers for the spool tests: scratch directories removed after each test, a file system that
+// counts fsyncs per file, and ways to list, read and damage segment files.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach } from 'vitest';
+import type { SpoolFileSystem } from '../../examples/resilient-publisher/spool-options.js';
+
+export function useScratchDirs(): () => string {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'respire-spool-'));
+    dirs.push(dir);
+    return dir;
+  };
+}
+
+/** Segment file names in `dir`, oldest first. */
+export function segmentFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith('.log'))
+    .sort();
+}
+
+export function lastSegment(dir: string): string {
+  const files = segmentFiles(dir);
+  if (files.length === 0) throw new Error(`no segment in ${dir}`);
+  return path.join(dir, files[files.length - 1]!);
+}
+
+export function totalSegmentBytes(dir: string): number {
+  return segmentFiles(dir).reduce((sum, name) => sum + fs.statSync(path.join(dir, name)).size, 0);
+}
+
+/** `node:fs` with every fsync recorded by what was synced: a segment file or the directory. */
+export function countingFileSystem(): { fileSystem: SpoolFileSystem; syncs: string[] } {
+  const syncs: string[] = [];
+  const paths = new Map<number, string>();
+  const fileSystem: SpoolFileSystem = {
+    ...fs,
+    openSync(file, flags) {
+      const fd = fs.openSync(file, flags);
+      paths.set(fd, file);
+      return fd;
+    },
+    fsyncSync(fd) {
+      const file = paths.get(fd) ?? '?';
+      syncs.push(file.endsWith('.log') ? 'segment' : 'directory');
+      fs.fsyncSync(fd);
+    },
+  };
+  return { fileSystem, syncs };
+}
+
+export function payload(index: number, size = 20): Buffer {
+  const text = `event-${index}-`;
+  return Buffer.from(text.padEnd(size, '.'));
+}
