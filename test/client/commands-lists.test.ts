@@ -1,20 +1,14 @@
 // List helpers against a real server, over RESP3 and RESP2, including the blocking pops, which
 // must run on a dedicated connection without stalling the shared pipeline.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type RedisCommands, RespireClient, RespireConfigurationError } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { PROTOCOLS, useSharedClient } from './support.js';
 
 const server = useRedisServer();
 
-describe.each([3, 2] as const)('list helpers over RESP%i', (protocol) => {
-  let redis: RespireClient;
-  beforeAll(async () => {
-    redis = await RespireClient.connect({ endpoints: [`${server.host}:${server.port}`], protocol });
-  });
-  afterAll(() => redis.close());
-  beforeEach(async () => {
-    await redis.flushdb();
-  });
+describe.each(PROTOCOLS)('list helpers over RESP%i', (protocol) => {
+  const redis = useSharedClient(server, { protocol, flushBeforeEach: true });
 
   it('runs on the protocol asked for', async () => {
     expect((await redis.clientInfo()).resp).toBe(String(protocol));

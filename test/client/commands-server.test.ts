@@ -1,17 +1,14 @@
 // Server and connection helpers against a real server, over RESP3 and RESP2.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseInfo } from '../../src/client/commands/server.js';
 import { type RedisCommands, RespireClient, RespireConfigurationError } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { PROTOCOLS, useSharedClient } from './support.js';
 
 const server = useRedisServer();
 
-describe.each([3, 2] as const)('server helpers over RESP%i', (protocol) => {
-  let redis: RespireClient;
-  beforeAll(async () => {
-    redis = await RespireClient.connect({ endpoints: [`${server.host}:${server.port}`], protocol });
-  });
-  afterAll(() => redis.close());
+describe.each(PROTOCOLS)('server helpers over RESP%i', (protocol) => {
+  const redis = useSharedClient(server, { protocol });
 
   it('pings and echoes', async () => {
     expect(await redis.ping()).toBe('PONG');

@@ -1,20 +1,14 @@
 // Sorted set helpers against a real server: scores are numbers (±Infinity included) whether they
 // arrive as RESP3 doubles or RESP2 strings, and scored ranges have the same shape in both.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type RedisCommands, RespireClient, RespireConfigurationError } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { PROTOCOLS, useSharedClient } from './support.js';
 
 const server = useRedisServer();
 
-describe.each([3, 2] as const)('sorted set helpers over RESP%i', (protocol) => {
-  let redis: RespireClient;
-  beforeAll(async () => {
-    redis = await RespireClient.connect({ endpoints: [`${server.host}:${server.port}`], protocol });
-  });
-  afterAll(() => redis.close());
-  beforeEach(async () => {
-    await redis.flushdb();
-  });
+describe.each(PROTOCOLS)('sorted set helpers over RESP%i', (protocol) => {
+  const redis = useSharedClient(server, { protocol, flushBeforeEach: true });
 
   async function seed(): Promise<void> {
     await redis.zadd('z', [

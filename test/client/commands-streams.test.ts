@@ -1,20 +1,14 @@
 // Stream helpers against a real server: entries are `{ id, fields }` and XREAD/XREADGROUP give the
 // same `{ key, entries }` list from RESP3's map and RESP2's array.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type RedisCommands, RespireClient, RespireConfigurationError } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { PROTOCOLS, useSharedClient } from './support.js';
 
 const server = useRedisServer();
 
-describe.each([3, 2] as const)('stream helpers over RESP%i', (protocol) => {
-  let redis: RespireClient;
-  beforeAll(async () => {
-    redis = await RespireClient.connect({ endpoints: [`${server.host}:${server.port}`], protocol });
-  });
-  afterAll(() => redis.close());
-  beforeEach(async () => {
-    await redis.flushdb();
-  });
+describe.each(PROTOCOLS)('stream helpers over RESP%i', (protocol) => {
+  const redis = useSharedClient(server, { protocol, flushBeforeEach: true });
 
   /** Waits, one INFO round trip at a time, until `count` clients are blocked on the server. */
   async function blockedClients(count: number): Promise<void> {
