@@ -1,52 +1,17 @@
 // redis.batch() against a real server, RESP3 and RESP2 (API.md "Batches, transactions, views"):
 // queuing sends nothing, execute() writes every entry in one write and contiguously, failures are
 // reported in queue order only after every entry settled, and per-entry options still apply.
-import net from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RespireClient, type RespireOptions, RespireServerError } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { RespireServerError } from '../../src/index.js';
 import { encodeCommand } from '../../src/resp/index.js';
-import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
 import { seededRandom } from '../kit/seeded-random.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { nextTurn, PROTOCOLS, recordWritesTo, useTestClients } from './support.js';
 
 const server = useRedisServer();
-const clients: RespireClient[] = [];
-const proxies: FaultProxy[] = [];
 
-afterEach(async () => {
-  vi.restoreAllMocks();
-  for (const client of clients.splice(0)) client.destroy();
-  await Promise.all(proxies.splice(0).map((proxy) => proxy.stop()));
-});
-
-/** Copies of the bytes of every socket write to `port` (the server runs in another process). */
-function recordWritesTo(port: number): Buffer[] {
-  const writes: Buffer[] = [];
-  const original = net.Socket.prototype.write;
-  vi.spyOn(net.Socket.prototype, 'write').mockImplementation(function (
-    this: net.Socket,
-    ...args: Parameters<net.Socket['write']>
-  ) {
-    if (this.remotePort === port) writes.push(Buffer.from(args[0] as Uint8Array));
-    return original.apply(this, args);
-  });
-  return writes;
-}
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-describe.each([3, 2] as const)('batch over RESP%i', (protocol) => {
-  async function open(options: Partial<RespireOptions> = {}, port = server.port): Promise<RespireClient> {
-    const client = await RespireClient.connect({
-      endpoints: [{ host: server.host, port }],
-      protocol,
-      ...options,
-    });
-    clients.push(client);
-    return client;
-  }
+describe.each(PROTOCOLS)('batch over RESP%i', (protocol) => {
+  const { open, proxied } = useTestClients(server, { protocol });
 
   const key = (name: string) => `batch:${protocol}:${name}`;
 
@@ -188,9 +153,7 @@ describe.each([3, 2] as const)('batch over RESP%i', (protocol) => {
   });
 
   it('fails an entry past its own reply deadline with RespireTimeoutError', async () => {
-    const proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
-    proxies.push(proxy);
-    const redis = await open({ reconnect: { minDelay: 1, maxDelay: 5 } }, proxy.port);
+    const { proxy, client: redis } = await proxied({ reconnect: { minDelay: 1, maxDelay: 5 } });
     await proxy.setMode('blackhole');
     const batch = redis.batch();
     batch.get(key('slow'), { timeout: 30 });

@@ -2,35 +2,18 @@
 // reference (CommandEncoder.takeChunks, corked socket writes) and still delivers exact bytes,
 // respects backpressure, and copies where a promise can settle before the bytes have left.
 import net from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RespireClient, type RespireOptions } from '../../src/index.js';
-import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { RespireClient } from '../../src/index.js';
+import type { FaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { useTestClients } from './support.js';
 
 const server = useRedisServer();
-const clients: RespireClient[] = [];
-const proxies: FaultProxy[] = [];
+const { open, proxied: proxiedWith } = useTestClients(server, { returnBuffers: true });
 
-afterEach(async () => {
-  vi.restoreAllMocks();
-  for (const client of clients.splice(0)) client.destroy();
-  await Promise.all(proxies.splice(0).map((proxy) => proxy.stop()));
-});
-
-async function open(options: Partial<RespireOptions> = {}, port = server.port): Promise<RespireClient> {
-  const client = await RespireClient.connect({
-    endpoints: [{ host: server.host, port }],
-    returnBuffers: true,
-    ...options,
-  });
-  clients.push(client);
-  return client;
-}
-
-async function proxied(maxQueuedBytes: number): Promise<{ proxy: FaultProxy; client: RespireClient }> {
-  const proxy = await startFaultProxy({ target: { host: server.host, port: server.port }, maxQueuedBytes });
-  proxies.push(proxy);
-  return { proxy, client: await open({ commandTimeout: 0 }, proxy.port) };
+/** A client without command deadlines behind a proxy that holds at most `maxQueuedBytes`. */
+function proxied(maxQueuedBytes: number): Promise<{ proxy: FaultProxy; client: RespireClient }> {
+  return proxiedWith({ commandTimeout: 0 }, { maxQueuedBytes });
 }
 
 /** A value whose every byte depends on its position and `seed`, so a shifted or mixed byte shows. */

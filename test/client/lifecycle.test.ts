@@ -1,39 +1,13 @@
 // Ending a client (API.md "Connecting"; issue 3 "Pipeline"): close() stops accepting, waits for
 // the replies in flight and QUITs; destroy() fails what is pending at once; `await using` closes.
-import { afterEach, describe, expect, it } from 'vitest';
-import { RespireClient, RespireConnectionError, type RespireOptions } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { RespireClient, RespireConnectionError } from '../../src/index.js';
 import { startFakeServer } from '../kit/fake-server.js';
-import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { outcome, useTestClients } from './support.js';
 
 const server = useRedisServer();
-const clients: RespireClient[] = [];
-const proxies: FaultProxy[] = [];
-
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.destroy();
-  await Promise.all(proxies.splice(0).map((proxy) => proxy.stop()));
-});
-
-async function open(options: Partial<RespireOptions> = {}, port = server.port): Promise<RespireClient> {
-  const client = await RespireClient.connect({ endpoints: [{ host: server.host, port }], ...options });
-  clients.push(client);
-  return client;
-}
-
-async function proxied(options: Partial<RespireOptions> = {}) {
-  const proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
-  proxies.push(proxy);
-  const client = await open(options, proxy.port);
-  return { proxy, client };
-}
-
-function outcome<T>(promise: Promise<T>): Promise<{ value?: T; error?: unknown }> {
-  return promise.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-}
+const { open, proxied, startProxy } = useTestClients(server);
 
 /** Clients connected to the server other than `exceptId`, from CLIENT LIST. */
 async function otherClients(monitor: RespireClient): Promise<string[]> {
@@ -197,8 +171,7 @@ describe('destroy()', () => {
 
 describe('Symbol.asyncDispose', () => {
   it('closes the client at the end of an `await using` block', async () => {
-    const proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
-    proxies.push(proxy);
+    const proxy = await startProxy();
     let escaped: RespireClient | undefined;
     {
       await using redis = await RespireClient.connect({

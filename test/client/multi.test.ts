@@ -1,57 +1,17 @@
 // redis.multi() against a real server, RESP3 and RESP2 (API.md "Batches, transactions, views"):
 // MULTI, the commands and EXEC in one write, results in order with each entry's own conversion,
 // errors inside EXEC as values, EXECABORT as a rejection, and contiguity under concurrent traffic.
-import net from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  RespireClient,
-  RespireConnectionError,
-  type RespireOptions,
-  RespireServerError,
-} from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { RespireConnectionError, RespireServerError } from '../../src/index.js';
 import { encodeCommand } from '../../src/resp/index.js';
-import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
 import { seededRandom } from '../kit/seeded-random.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { nextTurn, PROTOCOLS, recordWritesTo, useTestClients } from './support.js';
 
 const server = useRedisServer();
-const clients: RespireClient[] = [];
-const proxies: FaultProxy[] = [];
 
-afterEach(async () => {
-  vi.restoreAllMocks();
-  for (const client of clients.splice(0)) client.destroy();
-  await Promise.all(proxies.splice(0).map((proxy) => proxy.stop()));
-});
-
-/** Copies of the bytes of every socket write to `port` (the server runs in another process). */
-function recordWritesTo(port: number): Buffer[] {
-  const writes: Buffer[] = [];
-  const original = net.Socket.prototype.write;
-  vi.spyOn(net.Socket.prototype, 'write').mockImplementation(function (
-    this: net.Socket,
-    ...args: Parameters<net.Socket['write']>
-  ) {
-    if (this.remotePort === port) writes.push(Buffer.from(args[0] as Uint8Array));
-    return original.apply(this, args);
-  });
-  return writes;
-}
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-describe.each([3, 2] as const)('multi over RESP%i', (protocol) => {
-  async function open(options: Partial<RespireOptions> = {}, port = server.port): Promise<RespireClient> {
-    const client = await RespireClient.connect({
-      endpoints: [{ host: server.host, port }],
-      protocol,
-      ...options,
-    });
-    clients.push(client);
-    return client;
-  }
+describe.each(PROTOCOLS)('multi over RESP%i', (protocol) => {
+  const { open, proxied } = useTestClients(server, { protocol });
 
   const key = (name: string) => `multi:${protocol}:${name}`;
 
@@ -203,9 +163,7 @@ describe.each([3, 2] as const)('multi over RESP%i', (protocol) => {
   });
 
   it('fails with RespireConnectionError when the connection drops before EXEC is answered', async () => {
-    const proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
-    proxies.push(proxy);
-    const redis = await open({ reconnect: { minDelay: 1, maxDelay: 5 } }, proxy.port);
+    const { proxy, client: redis } = await proxied({ reconnect: { minDelay: 1, maxDelay: 5 } });
     await proxy.setMode('blackhole');
     const before = proxy.bytesFromClient;
     const tx = redis.multi();

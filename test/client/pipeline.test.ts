@@ -3,36 +3,13 @@
 // commands on dedicated connections exempt from commandTimeout.
 import { getEventListeners } from 'node:events';
 import net from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RespireClient, type RespireOptions } from '../../src/index.js';
-import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { RespireClient } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { useTestClients } from './support.js';
 
 const server = useRedisServer();
-const clients: RespireClient[] = [];
-const proxies: FaultProxy[] = [];
-
-afterEach(async () => {
-  vi.restoreAllMocks();
-  for (const client of clients.splice(0)) client.destroy();
-  await Promise.all(proxies.splice(0).map((proxy) => proxy.stop()));
-});
-
-async function open(options: Partial<RespireOptions> = {}, port = server.port): Promise<RespireClient> {
-  const client = await RespireClient.connect({ endpoints: [{ host: server.host, port }], ...options });
-  clients.push(client);
-  return client;
-}
-
-async function proxied(options: Partial<RespireOptions> = {}, maxQueuedBytes?: number) {
-  const proxy = await startFaultProxy({
-    target: { host: server.host, port: server.port },
-    ...(maxQueuedBytes === undefined ? {} : { maxQueuedBytes }),
-  });
-  proxies.push(proxy);
-  const client = await open(options, proxy.port);
-  return { proxy, client };
-}
+const { open, proxied } = useTestClients(server);
 
 /** Byte length of a command as RESP on the wire (PROTOCOL.md §1.5). */
 function wireLength(args: readonly string[]): number {
@@ -137,7 +114,7 @@ describe('automatic pipelining', () => {
 
   it('stops writing while the socket needs to drain, and resumes after', async () => {
     // The proxy holds 64 KiB, so a 40 MiB burst cannot leave the client's socket at once.
-    const { proxy, client: redis } = await proxied({ commandTimeout: 0 }, 64 * 1024);
+    const { proxy, client: redis } = await proxied({ commandTimeout: 0 }, { maxQueuedBytes: 64 * 1024 });
     const writes = spyOnWritesTo(proxy.port);
     await proxy.setMode('blackhole');
     const value = 'x'.repeat(100 * 1024);

@@ -1,37 +1,14 @@
 // Connection loss against real servers (issue 3 "Pipeline", "Connection and handshake"): what was
 // in flight fails with RespireConnectionError and is never replayed, what is issued while
 // disconnected is written after the reconnect or fails unsent, and the reconnect and retry options.
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  RespireClient,
-  RespireConnectionError,
-  type RespireOptions,
-  RespireTimeoutError,
-} from '../../src/index.js';
-import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
+import { describe, expect, it } from 'vitest';
+import { RespireClient, RespireConnectionError, RespireTimeoutError } from '../../src/index.js';
+import type { FaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { outcome, useTestClients } from './support.js';
 
 const server = useRedisServer();
-const clients: RespireClient[] = [];
-const proxies: FaultProxy[] = [];
-
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.destroy();
-  await Promise.all(proxies.splice(0).map((proxy) => proxy.stop()));
-});
-
-async function open(options: Partial<RespireOptions> = {}, port = server.port): Promise<RespireClient> {
-  const client = await RespireClient.connect({ endpoints: [{ host: server.host, port }], ...options });
-  clients.push(client);
-  return client;
-}
-
-async function proxied(options: Partial<RespireOptions> = {}) {
-  const proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
-  proxies.push(proxy);
-  const client = await open(options, proxy.port);
-  return { proxy, client };
-}
+const { open, proxied, startProxy, track } = useTestClients(server);
 
 /** A reconnect policy that records its calls and lets a test wait for the n-th one. */
 class ReconnectProbe {
@@ -55,13 +32,6 @@ class ReconnectProbe {
     if (this.calls.length >= count) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push({ count, resolve }));
   }
-}
-
-function outcome<T>(promise: Promise<T>): Promise<{ value?: T; error?: unknown }> {
-  return promise.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
 }
 
 function wireLength(args: readonly string[]): number {
@@ -271,8 +241,7 @@ describe('handshake state after a reconnect', () => {
   const acl = useRedisServer({ aclUsers: [{ name: 'again', password: 'again-secret' }] });
 
   it.each([3, 2] as const)('keeps user, name and database (protocol %i)', async (protocol) => {
-    const proxy = await startFaultProxy({ target: { host: acl.host, port: acl.port } });
-    proxies.push(proxy);
+    const proxy = await startProxy({ host: acl.host, port: acl.port });
     const probe = new ReconnectProbe(() => 5);
     const redis = await RespireClient.connect({
       endpoints: [{ host: proxy.host, port: proxy.port }],
@@ -283,7 +252,7 @@ describe('handshake state after a reconnect', () => {
       database: 4,
       reconnect: probe.policy,
     });
-    clients.push(redis);
+    track(redis);
     const before = await redis.send(['CLIENT', 'ID']);
     await proxy.closeAllConnections();
     await probe.called(1);

@@ -1,54 +1,24 @@
 // Deadlines against a real server behind the fault proxy (issue 3 "Pipeline"): commandTimeout as a
 // reply deadline from the write that replaces the connection, one timer per connection, and
 // acquireTimeout for commands that find no room.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
-  RespireClient,
+  type RespireClient,
   RespireConfigurationError,
   RespireConnectionError,
   type RespireOptions,
   RespireTimeoutError,
 } from '../../src/index.js';
-import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { outcome, useTestClients } from './support.js';
 
 const server = useRedisServer();
-const clients: RespireClient[] = [];
-const proxies: FaultProxy[] = [];
-
-afterEach(async () => {
-  vi.restoreAllMocks();
-  for (const client of clients.splice(0)) client.destroy();
-  await Promise.all(proxies.splice(0).map((proxy) => proxy.stop()));
-});
-
-async function open(options: Partial<RespireOptions> = {}, port = server.port): Promise<RespireClient> {
-  const client = await RespireClient.connect({ endpoints: [{ host: server.host, port }], ...options });
-  clients.push(client);
-  return client;
-}
-
-async function proxied(options: Partial<RespireOptions> = {}, maxQueuedBytes?: number) {
-  const proxy = await startFaultProxy({
-    target: { host: server.host, port: server.port },
-    ...(maxQueuedBytes === undefined ? {} : { maxQueuedBytes }),
-  });
-  proxies.push(proxy);
-  const client = await open(options, proxy.port);
-  return { proxy, client };
-}
+const { open, proxied } = useTestClients(server);
 
 /** Commands written on the client's shared connection and still owed a reply (a diagnostic). */
 function inflightCount(client: RespireClient): number {
   const main = (client as unknown as { main: { current?: { inflightCount: number } } }).main;
   return main.current?.inflightCount ?? -1;
-}
-
-function outcome(promise: Promise<unknown>): Promise<{ value?: unknown; error?: unknown }> {
-  return promise.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
 }
 
 describe('commandTimeout', () => {
@@ -171,7 +141,7 @@ describe('acquireTimeout', () => {
     // cannot drain while the partition lasts.
     const { proxy, client: redis } = await proxied(
       { commandTimeout: 0, acquireTimeout: 300, maxPendingCommands: 4 },
-      16 * 1024,
+      { maxQueuedBytes: 16 * 1024 },
     );
     await proxy.setMode('blackhole');
     const value = 'v'.repeat(2 * 1024 * 1024);

@@ -1,37 +1,19 @@
 // redis.watch(keys) against a real server, RESP3 and RESP2 (API.md "Batches, transactions, views"):
 // optimistic locking on a dedicated connection, null on a conflict, and every way a session ends
 // leaves its pooled connection without a WATCH, or closes it when it broke.
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  RespireClient,
-  RespireConnectionError,
-  type RespireOptions,
-  RespireServerError,
-} from '../../src/index.js';
-import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
+import { describe, expect, it } from 'vitest';
+import { type RespireClient, RespireConnectionError, RespireServerError } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { PROTOCOLS, useTestClients } from './support.js';
 
 const server = useRedisServer();
-const clients: RespireClient[] = [];
-const proxies: FaultProxy[] = [];
 
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.destroy();
-  await Promise.all(proxies.splice(0).map((proxy) => proxy.stop()));
-});
-
-describe.each([3, 2] as const)('watch over RESP%i', (protocol) => {
-  async function open(options: Partial<RespireOptions> = {}, port = server.port): Promise<RespireClient> {
-    const client = await RespireClient.connect({
-      endpoints: [{ host: server.host, port }],
-      protocol,
-      // One dedicated connection, so a later session provably reuses the one before it.
-      maxDedicatedConnections: 1,
-      ...options,
-    });
-    clients.push(client);
-    return client;
-  }
+describe.each(PROTOCOLS)('watch over RESP%i', (protocol) => {
+  const { open, proxied } = useTestClients(server, {
+    protocol,
+    // One dedicated connection, so a later session provably reuses the one before it.
+    maxDedicatedConnections: 1,
+  });
 
   const key = (name: string) => `watch:${protocol}:${name}`;
 
@@ -153,9 +135,7 @@ describe.each([3, 2] as const)('watch over RESP%i', (protocol) => {
   });
 
   it('close() of the client ends open sessions and closes their connections', async () => {
-    const proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
-    proxies.push(proxy);
-    const redis = await open({}, proxy.port);
+    const { proxy, client: redis } = await proxied();
     const session = await redis.watch(key('open'));
     await proxy.waitForConnections(2);
     await redis.close();
