@@ -8,6 +8,9 @@
 //
 // Environment: REDIS_URL uses that server instead of starting one; BENCH_WORKER_NODE_ARGS passes
 // node flags to the workers, e.g. `--cpu-prof --cpu-prof-dir=prof` for one profile per contender.
+//
+// Scenario suites (`runsLast: true`, such as the outage scenario) run after the throughput suites
+// when no `--only` is given; `--blip <seconds>` sets the outage scenario's blip (RunSettings).
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -23,6 +26,23 @@ export interface RunOptions {
   json: boolean;
   /** Where the results are written; `--out <file>`, default bench/results/latest.json. */
   out: string;
+  /** `--blip <seconds>`: how long the outage scenario black-holes Redis (its default when unset). */
+  blipSeconds: number | undefined;
+}
+
+/**
+ * What suites get beside BenchContext: settings only some suites read, and where results go
+ * (a suite that writes more than rows, like the outage chart, writes it beside `--out`).
+ */
+export interface RunSettings {
+  blipSeconds: number | undefined;
+  /** The directory of `--out`. */
+  resultsDir: string;
+}
+
+/** A suite that runs after all others when every suite runs (a scenario after the throughput suites). */
+interface OrderedSuite {
+  runsLast?: boolean;
 }
 
 /** A server the runner started for the suites; stopped when the run ends. */
@@ -55,10 +75,17 @@ const EXTENSION = path.extname(fileURLToPath(import.meta.url));
 const ROOT = findRoot(HERE);
 export const DEFAULT_RESULTS_PATH = path.join(ROOT, 'bench', 'results', 'latest.json');
 
-const USAGE = 'usage: npm run bench -- [--only <suite>[,<suite>…]] [--quick] [--json] [--out <file>]';
+const USAGE =
+  'usage: npm run bench -- [--only <suite>[,<suite>…]] [--quick] [--json] [--out <file>] [--blip <seconds>]';
 
 export function parseArguments(argv: readonly string[]): RunOptions {
-  const options: RunOptions = { only: undefined, quick: false, json: false, out: DEFAULT_RESULTS_PATH };
+  const options: RunOptions = {
+    only: undefined,
+    quick: false,
+    json: false,
+    out: DEFAULT_RESULTS_PATH,
+    blipSeconds: undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     const [name, inline] = flag.startsWith('--') && flag.includes('=') ? flag.split(/=(.*)/s) : [flag];
@@ -85,6 +112,15 @@ export function parseArguments(argv: readonly string[]): RunOptions {
       case '--out':
         options.out = path.resolve(value());
         break;
+      case '--blip': {
+        const given = value();
+        const seconds = Number(given);
+        if (!(Number.isFinite(seconds) && seconds > 0)) {
+          throw new UsageError(`--blip needs a positive number of seconds, got ${given}`);
+        }
+        options.blipSeconds = seconds;
+        break;
+      }
       default:
         throw new UsageError(`unknown argument ${flag}`);
     }
@@ -114,10 +150,12 @@ export async function runBench(
   }
 
   const servers = new LazyServer(io);
-  const context: BenchContext = {
+  const context: BenchContext & RunSettings = {
     redisUrl: () => servers.url(),
     quick: options.quick,
     log: (line) => io.stderr(`${line}\n`),
+    blipSeconds: options.blipSeconds,
+    resultsDir: path.dirname(options.out),
   };
   const results: BenchResult[] = [];
   const failed: string[] = [];
@@ -165,7 +203,10 @@ function runSuite(suite: BenchSuite, context: BenchContext, io: RunEnvironment):
 }
 
 function selectSuites(suites: BenchSuite[], only: string[] | undefined): BenchSuite[] {
-  if (only === undefined) return suites;
+  if (only === undefined) {
+    const last = (suite: BenchSuite) => (suite as OrderedSuite).runsLast === true;
+    return [...suites.filter((suite) => !last(suite)), ...suites.filter(last)];
+  }
   const byName = new Map(suites.map((suite) => [suite.name, suite]));
   const unknown = only.filter((name) => !byName.has(name));
   if (unknown.length > 0) {

@@ -1,0 +1,116 @@
+// The scenario's workload inside a contender's process: `producers` concurrent producers making
+// `callsPerSecond` calls in all, alternately PUBLISH and XADD. One timer releases the calls due
+// (so the offered rate does not depend on how many producers there are); each goes to a producer
+// that is free, and each producer awaits its call, with the client's own behaviour, before it
+// takes another. A call offered while every producer is still waiting is not made (counted as
+// not issued): like a publisher stuck in seed 001, the producers fall behind.
+import { type CallLog, type FailureOutcome, Outcome } from './call-log.js';
+import type { OutageDriver } from './drivers/driver.js';
+
+/** How often the schedule releases the calls due. */
+const RELEASE_EVERY_MS = 5;
+/** Filler that makes each event about 100 bytes, as a small JSON event would be. */
+const PADDING = 'x'.repeat(72);
+
+export interface ProducerOptions {
+  producers: number;
+  callsPerSecond: number;
+  /** Channel and stream the calls go to. */
+  channel: string;
+  stream: string;
+}
+
+export class Producers {
+  /** Indices of producers not waiting for a call, used last-in first-out. */
+  private readonly idle: number[];
+  private timer: NodeJS.Timeout | undefined;
+  private startedAt = 0;
+  private offered = 0;
+  private stopped = false;
+  private onSettled: (() => void) | undefined;
+  /** Error names and how often they were seen. */
+  readonly errors: Record<string, number> = {};
+
+  constructor(
+    private readonly driver: OutageDriver,
+    private readonly log: CallLog,
+    private readonly options: ProducerOptions,
+    private readonly now: () => number,
+  ) {
+    this.idle = Array.from({ length: options.producers }, (_, index) => index);
+  }
+
+  start(): void {
+    this.startedAt = this.now();
+    this.timer = setInterval(this.release, RELEASE_EVERY_MS);
+  }
+
+  /** No more calls are made; calls in flight keep their producers until they settle. */
+  stop(): void {
+    this.stopped = true;
+    clearInterval(this.timer);
+  }
+
+  /** Resolves once no call is pending, or after `graceMs`, whichever comes first. */
+  settled(graceMs: number): Promise<void> {
+    if (this.log.counts.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.onSettled = undefined;
+        resolve();
+      }, graceMs);
+      this.onSettled = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private readonly release = (): void => {
+    const due = Math.floor(((this.now() - this.startedAt) * this.options.callsPerSecond) / 1000);
+    for (; this.offered < due; this.offered++) {
+      const producer = this.idle.pop();
+      if (producer === undefined) {
+        this.log.missed(due - this.offered);
+        this.offered = due;
+        return;
+      }
+      this.call(producer, this.offered);
+    }
+  };
+
+  private call(producer: number, sequence: number): void {
+    const index = this.log.start(this.now());
+    const event = `{"seq":${sequence},"producer":${producer},"data":"${PADDING}"}`;
+    let promise: Promise<unknown>;
+    try {
+      promise =
+        sequence % 2 === 0
+          ? this.driver.publish(this.options.channel, event)
+          : this.driver.xadd(this.options.stream, event);
+    } catch (error) {
+      promise = Promise.reject(error);
+    }
+    promise.then(
+      () => this.settle(producer, index, Outcome.Completed),
+      (error: unknown) => this.settle(producer, index, this.classify(error)),
+    );
+  }
+
+  private settle(producer: number, index: number, outcome: Exclude<Outcome, typeof Outcome.Pending>): void {
+    this.log.settle(index, outcome, this.now());
+    if (!this.stopped) this.idle.push(producer);
+    else if (this.log.counts.pending === 0 && this.onSettled !== undefined) {
+      const settled = this.onSettled;
+      this.onSettled = undefined;
+      settled();
+    }
+  }
+
+  private classify(error: unknown): FailureOutcome {
+    // The class, since some clients leave every error's `name` as 'Error'.
+    const name = error instanceof Error ? error.constructor.name : typeof error;
+    this.errors[name] = (this.errors[name] ?? 0) + 1;
+    return this.driver.classify(error);
+  }
+}

@@ -1,0 +1,157 @@
+// What one contender's run amounts to, computed from its call log once the run stopped: caller
+// latency during the blip, outcome counts, the baseline rate and the time from heal back to it.
+// Pure functions of the log and the timeline, so they are tested on hand-made logs.
+import { type CallLog, Outcome, type Timeline } from './call-log.js';
+import type { CallCounts } from './messages.js';
+import { type ChartSeries, chartSeries } from './series.js';
+
+export type { Timeline } from './call-log.js';
+
+export interface LatencyStats {
+  /** Calls counted: started during the blip; still pending ones at their age when the run stopped. */
+  calls: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** Measured by the contender's process beside its calls. */
+export interface ProcessFigures {
+  /** `monitorEventLoopDelay` p99 from the blip to the end, ms. */
+  eventLoopDelayP99Ms: number;
+  /** Highest heap use from the blip to the end, less the heap at the blip (after a full GC), MB. */
+  heapGrowthMb: number;
+  /** Ticks of the unrelated task that ran, per tick due, from the blip to the end, in percent. */
+  taskPacePercent: number;
+  /** How many ticks per second the task is due. */
+  taskTicksDuePerSecond: number;
+  /** Error names the calls failed with, and how often. */
+  errors: Record<string, number>;
+}
+
+export interface ContenderSummary extends ProcessFigures {
+  contender: string;
+  counts: CallCounts & { issued: number };
+  blipLatencyMs: LatencyStats;
+  /** Null for a client without a circuit breaker. */
+  circuit: CircuitFigures | null;
+  /** Completed calls per second over the second half of the warm-up. */
+  baselineCallsPerSecond: number;
+  /** From the heal to the start of the first window of `FULL_WINDOW_MS` at ≥ 90% of the baseline. */
+  healToFullMs: number;
+  /** False when no such window came before the run stopped (`healToFullMs` is then a lower bound). */
+  recovered: boolean;
+  series: ChartSeries;
+}
+
+export interface CircuitFigures {
+  /** Whether the circuit opened during the blip. */
+  opened: boolean;
+  /** From the start of the blip to the circuit opening; the blip's length when it did not. */
+  openedAfterMs: number;
+  /** p99 latency of the calls started from the opening to the heal; 0 when it did not open. */
+  p99AfterOpenMs: number;
+}
+
+/** The window a recovered rate is judged over. */
+export const FULL_WINDOW_MS = 250;
+/** Fraction of the baseline rate that counts as full throughput. */
+export const FULL_FRACTION = 0.9;
+
+export function summarizeCalls(
+  contender: string,
+  log: CallLog,
+  timeline: Timeline,
+  figures: ProcessFigures,
+  options: { hasCircuit: boolean; leadMs: number; bucketMs: number },
+): ContenderSummary {
+  const { blipAt, healAt, circuitOpenedAt } = timeline;
+  const baselineFrom = Math.max(timeline.startedAt, blipAt - (blipAt - timeline.startedAt) / 2);
+  const baseline = completedBetween(log, baselineFrom, blipAt) / ((blipAt - baselineFrom) / 1000);
+  const recovery = healToFull(log, timeline, baseline);
+  const opened = circuitOpenedAt !== undefined && circuitOpenedAt >= blipAt && circuitOpenedAt < healAt;
+  const circuit: CircuitFigures | null = !options.hasCircuit
+    ? null
+    : opened
+      ? {
+          opened,
+          openedAfterMs: circuitOpenedAt - blipAt,
+          p99AfterOpenMs: latencyStats(log, circuitOpenedAt, healAt, timeline.settledAt).p99,
+        }
+      : { opened, openedAfterMs: healAt - blipAt, p99AfterOpenMs: 0 };
+  return {
+    contender,
+    counts: { ...log.counts, issued: log.issued },
+    blipLatencyMs: latencyStats(log, blipAt, healAt, timeline.settledAt),
+    circuit,
+    baselineCallsPerSecond: baseline,
+    healToFullMs: recovery.ms,
+    recovered: recovery.recovered,
+    ...figures,
+    series: chartSeries(log, timeline, options.leadMs, options.bucketMs),
+  };
+}
+
+/**
+ * Latency of the calls started in [from, to): settled ones by their settlement, pending ones by
+ * their age at `settledAt` (a lower bound of what their caller waits). All zero when none started.
+ */
+export function latencyStats(log: CallLog, from: number, to: number, settledAt: number): LatencyStats {
+  const latencies: number[] = [];
+  for (let i = 0; i < log.length; i++) {
+    const start = log.starts[i]!;
+    if (start < from || start >= to) continue;
+    const end = log.outcomes[i] === Outcome.Pending ? settledAt : log.ends[i]!;
+    latencies.push(end - start);
+  }
+  if (latencies.length === 0) return { calls: 0, p50: 0, p99: 0, max: 0 };
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    calls: sorted.length,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    max: sorted[sorted.length - 1]!,
+  };
+}
+
+/** Nearest-rank percentile of ascending `sorted` (non-empty), `q` in (0, 1]. */
+export function percentile(sorted: ArrayLike<number>, q: number): number {
+  const rank = Math.ceil(q * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+function completedBetween(log: CallLog, from: number, to: number): number {
+  let completed = 0;
+  for (let i = 0; i < log.length; i++) {
+    if (log.outcomes[i] !== Outcome.Completed) continue;
+    const end = log.ends[i]!;
+    if (end >= from && end < to) completed++;
+  }
+  return completed;
+}
+
+/**
+ * The first window of FULL_WINDOW_MS, starting at a completion at or after the heal, that holds at
+ * least FULL_FRACTION of the baseline's completions for that long, and ends before the run did.
+ */
+export function healToFull(
+  log: CallLog,
+  timeline: Pick<Timeline, 'healAt' | 'stoppedAt'>,
+  baselinePerSecond: number,
+): { ms: number; recovered: boolean } {
+  const { healAt, stoppedAt } = timeline;
+  const ends: number[] = [];
+  for (let i = 0; i < log.length; i++) {
+    if (log.outcomes[i] === Outcome.Completed && log.ends[i]! >= healAt) ends.push(log.ends[i]!);
+  }
+  const sorted = Float64Array.from(ends).sort();
+  const needed = Math.max(1, Math.ceil((FULL_FRACTION * baselinePerSecond * FULL_WINDOW_MS) / 1000));
+  let last = 0;
+  for (let first = 0; first < sorted.length; first++) {
+    const windowEnd = sorted[first]! + FULL_WINDOW_MS;
+    if (windowEnd > stoppedAt) break;
+    while (last < sorted.length && sorted[last]! < windowEnd) last++;
+    if (last - first >= needed) return { ms: sorted[first]! - healAt, recovered: true };
+  }
+  return { ms: stoppedAt - healAt, recovered: false };
+}
