@@ -1,18 +1,15 @@
 // Hash helpers against a real server, over RESP3 and RESP2: HGETALL becomes the same plain object
 // from a RESP3 map and a RESP2 flat array.
 import { describe, expect, it } from 'vitest';
-import { type RedisCommands, RespireClient } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { PROTOCOLS, useSharedClient } from './support.js';
+import { itRunsOnProtocol, PROTOCOLS, useSharedClient, withBufferClient } from './support.js';
 
 const server = useRedisServer();
 
 describe.each(PROTOCOLS)('hash helpers over RESP%i', (protocol) => {
   const redis = useSharedClient(server, { protocol, flushBeforeEach: true });
 
-  it('runs on the protocol asked for', async () => {
-    expect((await redis.clientInfo()).resp).toBe(String(protocol));
-  });
+  itRunsOnProtocol(redis, protocol);
 
   it('sets fields from a pair, an object, a Map or tuples', async () => {
     expect(await redis.hset('h', 'a', '1')).toBe(1);
@@ -89,22 +86,13 @@ describe.each(PROTOCOLS)('hash helpers over RESP%i', (protocol) => {
     expect(await redis.dbsize()).toBe(0);
   });
 
-  it('keeps binary values as Buffers with returnBuffers', async () => {
-    const client = await RespireClient.connect({
-      endpoints: [`${server.host}:${server.port}`],
-      protocol,
-      returnBuffers: true,
-    });
-    try {
-      const binary = client as unknown as RedisCommands<Buffer>;
+  it('keeps binary values as Buffers with returnBuffers', () =>
+    withBufferClient(server, protocol, async (binary) => {
       const bytes = Buffer.from([0x00, 0xff, 0xfe]);
       await binary.hset('h', 'field', bytes);
       expect(await binary.hget('h', 'field')).toEqual(bytes);
       expect(await binary.hgetall('h')).toEqual({ field: bytes });
       expect(await binary.hkeys('h')).toEqual([Buffer.from('field')]);
       expect(await binary.hrandfieldWithValues('h', 1)).toEqual([[Buffer.from('field'), bytes]]);
-    } finally {
-      await client.close();
-    }
-  });
+    }));
 });

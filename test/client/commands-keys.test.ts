@@ -1,17 +1,15 @@
 // Keyspace and expiry helpers against a real server, over RESP3 and RESP2.
 import { describe, expect, it } from 'vitest';
-import { type RedisCommands, RespireClient, RespireConfigurationError } from '../../src/index.js';
+import { RespireConfigurationError } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { PROTOCOLS, useSharedClient } from './support.js';
+import { itRunsOnProtocol, PROTOCOLS, useSharedClient, withBufferClient } from './support.js';
 
 const server = useRedisServer();
 
 describe.each(PROTOCOLS)('key helpers over RESP%i', (protocol) => {
   const redis = useSharedClient(server, { protocol, flushBeforeEach: true });
 
-  it('runs on the protocol asked for', async () => {
-    expect((await redis.clientInfo()).resp).toBe(String(protocol));
-  });
+  itRunsOnProtocol(redis, protocol);
 
   it('deletes, unlinks, tests and touches one key or several', async () => {
     await redis.mset({ a: '1', b: '2', c: '3', d: '4' });
@@ -101,21 +99,12 @@ describe.each(PROTOCOLS)('key helpers over RESP%i', (protocol) => {
     await expect(redis.exists([])).rejects.toThrow(TypeError);
   });
 
-  it('returns binary keys as Buffers with returnBuffers', async () => {
-    const client = await RespireClient.connect({
-      endpoints: [`${server.host}:${server.port}`],
-      protocol,
-      returnBuffers: true,
-    });
-    try {
-      const binary = client as unknown as RedisCommands<Buffer>;
+  it('returns binary keys as Buffers with returnBuffers', () =>
+    withBufferClient(server, protocol, async (binary) => {
       const key = Buffer.from([0xfe, 0x00, 0x41]);
       await binary.set(key, 'v');
       expect(await binary.randomkey()).toEqual(key);
       expect(await binary.type(key)).toBe('string');
       expect(await binary.exists([key, key])).toBe(2);
-    } finally {
-      await client.close();
-    }
-  });
+    }));
 });

@@ -1,18 +1,16 @@
 // List helpers against a real server, over RESP3 and RESP2, including the blocking pops, which
 // must run on a dedicated connection without stalling the shared pipeline.
 import { describe, expect, it } from 'vitest';
-import { type RedisCommands, RespireClient, RespireConfigurationError } from '../../src/index.js';
+import { RespireConfigurationError } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { PROTOCOLS, useSharedClient } from './support.js';
+import { itRunsOnProtocol, PROTOCOLS, useSharedClient, withBufferClient } from './support.js';
 
 const server = useRedisServer();
 
 describe.each(PROTOCOLS)('list helpers over RESP%i', (protocol) => {
   const redis = useSharedClient(server, { protocol, flushBeforeEach: true });
 
-  it('runs on the protocol asked for', async () => {
-    expect((await redis.clientInfo()).resp).toBe(String(protocol));
-  });
+  itRunsOnProtocol(redis, protocol);
 
   it('pushes, reads and pops, with null and [] for missing keys', async () => {
     expect(await redis.rpush('l', ['a', 'b', 'c'])).toBe(3);
@@ -109,20 +107,11 @@ describe.each(PROTOCOLS)('list helpers over RESP%i', (protocol) => {
     expect(await redis.dbsize()).toBe(0);
   });
 
-  it('keeps binary elements as Buffers with returnBuffers', async () => {
-    const client = await RespireClient.connect({
-      endpoints: [`${server.host}:${server.port}`],
-      protocol,
-      returnBuffers: true,
-    });
-    try {
-      const binary = client as unknown as RedisCommands<Buffer>;
+  it('keeps binary elements as Buffers with returnBuffers', () =>
+    withBufferClient(server, protocol, async (binary) => {
       const bytes = Buffer.from([0xc0, 0x00, 0x0a]);
       await binary.rpush('l', [bytes, 'text']);
       expect(await binary.lrange('l', 0, -1)).toEqual([bytes, Buffer.from('text')]);
       expect(await binary.blpop('l', 0)).toEqual({ key: Buffer.from('l'), element: bytes });
-    } finally {
-      await client.close();
-    }
-  });
+    }));
 });

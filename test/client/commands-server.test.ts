@@ -1,9 +1,9 @@
 // Server and connection helpers against a real server, over RESP3 and RESP2.
 import { describe, expect, it } from 'vitest';
 import { parseInfo } from '../../src/client/commands/server.js';
-import { type RedisCommands, RespireClient, RespireConfigurationError } from '../../src/index.js';
+import { RespireConfigurationError } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { PROTOCOLS, useSharedClient } from './support.js';
+import { PROTOCOLS, useSharedClient, withBufferClient } from './support.js';
 
 const server = useRedisServer();
 
@@ -69,22 +69,13 @@ describe.each(PROTOCOLS)('server helpers over RESP%i', (protocol) => {
     await expect(redis.clientSetName('has space')).rejects.toMatchObject({ code: 'ERR' });
   });
 
-  it('echoes Buffers with returnBuffers and still parses text replies', async () => {
-    const client = await RespireClient.connect({
-      endpoints: [`${server.host}:${server.port}`],
-      protocol,
-      returnBuffers: true,
-    });
-    try {
-      const binary = client as unknown as RedisCommands<Buffer>;
+  it('echoes Buffers with returnBuffers and still parses text replies', () =>
+    withBufferClient(server, protocol, async (binary) => {
       expect(await binary.echo(Buffer.from([0, 255]))).toEqual(Buffer.from([0, 255]));
       expect(await binary.ping()).toBe('PONG');
       expect((await binary.infoSections('server')).server?.redis_mode).toBe('standalone');
       expect((await binary.time()).seconds).toBeGreaterThan(0);
-    } finally {
-      await client.close();
-    }
-  });
+    }));
 });
 
 describe('parseInfo', () => {

@@ -1,18 +1,16 @@
 // Set helpers against a real server: members come back as arrays in RESP3 (a set type on the
 // wire) and RESP2 (an array) alike.
 import { describe, expect, it } from 'vitest';
-import { type RedisCommands, RespireClient, RespireConfigurationError } from '../../src/index.js';
+import { RespireConfigurationError } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { PROTOCOLS, useSharedClient } from './support.js';
+import { itRunsOnProtocol, PROTOCOLS, useSharedClient, withBufferClient } from './support.js';
 
 const server = useRedisServer();
 
 describe.each(PROTOCOLS)('set helpers over RESP%i', (protocol) => {
   const redis = useSharedClient(server, { protocol, flushBeforeEach: true });
 
-  it('runs on the protocol asked for', async () => {
-    expect((await redis.clientInfo()).resp).toBe(String(protocol));
-  });
+  itRunsOnProtocol(redis, protocol);
 
   it('adds, removes and tests members', async () => {
     expect(await redis.sadd('s', ['a', 'b', 'a'])).toBe(2);
@@ -77,21 +75,12 @@ describe.each(PROTOCOLS)('set helpers over RESP%i', (protocol) => {
     expect(await redis.dbsize()).toBe(0);
   });
 
-  it('keeps binary members as Buffers with returnBuffers', async () => {
-    const client = await RespireClient.connect({
-      endpoints: [`${server.host}:${server.port}`],
-      protocol,
-      returnBuffers: true,
-    });
-    try {
-      const binary = client as unknown as RedisCommands<Buffer>;
+  it('keeps binary members as Buffers with returnBuffers', () =>
+    withBufferClient(server, protocol, async (binary) => {
       const bytes = Buffer.from([0x80, 0x81]);
       await binary.sadd('s', bytes);
       expect(await binary.smembers('s')).toEqual([bytes]);
       expect(await binary.sismember('s', bytes)).toBe(true);
       expect(await binary.spop('s')).toEqual(bytes);
-    } finally {
-      await client.close();
-    }
-  });
+    }));
 });

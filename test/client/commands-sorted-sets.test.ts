@@ -1,9 +1,9 @@
 // Sorted set helpers against a real server: scores are numbers (±Infinity included) whether they
 // arrive as RESP3 doubles or RESP2 strings, and scored ranges have the same shape in both.
 import { describe, expect, it } from 'vitest';
-import { type RedisCommands, RespireClient, RespireConfigurationError } from '../../src/index.js';
+import { RespireConfigurationError } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { PROTOCOLS, useSharedClient } from './support.js';
+import { itRunsOnProtocol, PROTOCOLS, useSharedClient, withBufferClient } from './support.js';
 
 const server = useRedisServer();
 
@@ -20,9 +20,7 @@ describe.each(PROTOCOLS)('sorted set helpers over RESP%i', (protocol) => {
     ]);
   }
 
-  it('runs on the protocol asked for', async () => {
-    expect((await redis.clientInfo()).resp).toBe(String(protocol));
-  });
+  itRunsOnProtocol(redis, protocol);
 
   it('adds with conditions and reads scores, ranks and counts', async () => {
     await seed();
@@ -151,21 +149,12 @@ describe.each(PROTOCOLS)('sorted set helpers over RESP%i', (protocol) => {
     expect(await redis.dbsize()).toBe(0);
   });
 
-  it('keeps binary members as Buffers with returnBuffers, scores as numbers', async () => {
-    const client = await RespireClient.connect({
-      endpoints: [`${server.host}:${server.port}`],
-      protocol,
-      returnBuffers: true,
-    });
-    try {
-      const binary = client as unknown as RedisCommands<Buffer>;
+  it('keeps binary members as Buffers with returnBuffers, scores as numbers', () =>
+    withBufferClient(server, protocol, async (binary) => {
       const bytes = Buffer.from([0xff, 0x00]);
       await binary.zadd('z', { member: bytes, score: -0.5 });
       expect(await binary.zscore('z', bytes)).toBe(-0.5);
       expect(await binary.zrange('z', 0, -1, { WITHSCORES: true })).toEqual([{ member: bytes, score: -0.5 }]);
       expect(await binary.zpopmin('z')).toEqual({ member: bytes, score: -0.5 });
-    } finally {
-      await client.close();
-    }
-  });
+    }));
 });

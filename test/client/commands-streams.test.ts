@@ -1,9 +1,9 @@
 // Stream helpers against a real server: entries are `{ id, fields }` and XREAD/XREADGROUP give the
 // same `{ key, entries }` list from RESP3's map and RESP2's array.
 import { describe, expect, it } from 'vitest';
-import { type RedisCommands, RespireClient, RespireConfigurationError } from '../../src/index.js';
+import { RespireConfigurationError } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { PROTOCOLS, useSharedClient } from './support.js';
+import { itRunsOnProtocol, PROTOCOLS, useSharedClient, withBufferClient } from './support.js';
 
 const server = useRedisServer();
 
@@ -18,9 +18,7 @@ describe.each(PROTOCOLS)('stream helpers over RESP%i', (protocol) => {
     throw new Error(`fewer than ${count} blocked clients`);
   }
 
-  it('runs on the protocol asked for', async () => {
-    expect((await redis.clientInfo()).resp).toBe(String(protocol));
-  });
+  itRunsOnProtocol(redis, protocol);
 
   it('adds entries and reads them back as { id, fields }', async () => {
     expect(await redis.xadd('s', '1-1', { f: 'v', n: 1 })).toBe('1-1');
@@ -165,22 +163,13 @@ describe.each(PROTOCOLS)('stream helpers over RESP%i', (protocol) => {
     expect(await redis.dbsize()).toBe(0);
   });
 
-  it('keeps binary field values and stream keys as Buffers with returnBuffers', async () => {
-    const client = await RespireClient.connect({
-      endpoints: [`${server.host}:${server.port}`],
-      protocol,
-      returnBuffers: true,
-    });
-    try {
-      const binary = client as unknown as RedisCommands<Buffer>;
+  it('keeps binary field values and stream keys as Buffers with returnBuffers', () =>
+    withBufferClient(server, protocol, async (binary) => {
       const bytes = Buffer.from([0xde, 0xad, 0x00]);
       expect(await binary.xadd('s', '1-0', { f: bytes })).toBe('1-0');
       expect(await binary.xrange('s', '-', '+')).toEqual([{ id: '1-0', fields: { f: bytes } }]);
       expect(await binary.xread({ key: 's', id: '0' })).toEqual([
         { key: Buffer.from('s'), entries: [{ id: '1-0', fields: { f: bytes } }] },
       ]);
-    } finally {
-      await client.close();
-    }
-  });
+    }));
 });

@@ -1,18 +1,16 @@
 // String helpers against a real server, over RESP3 and RESP2: replies convert to the same values,
 // missing keys give null, binary values round-trip with returnBuffers, bad options reject.
 import { describe, expect, it } from 'vitest';
-import { type RedisCommands, RespireClient, RespireConfigurationError } from '../../src/index.js';
+import { RespireConfigurationError } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { PROTOCOLS, useSharedClient } from './support.js';
+import { itRunsOnProtocol, PROTOCOLS, useSharedClient, withBufferClient } from './support.js';
 
 const server = useRedisServer();
 
 describe.each(PROTOCOLS)('string helpers over RESP%i', (protocol) => {
   const redis = useSharedClient(server, { protocol, flushBeforeEach: true });
 
-  it('runs on the protocol asked for', async () => {
-    expect((await redis.clientInfo()).resp).toBe(String(protocol));
-  });
+  itRunsOnProtocol(redis, protocol);
 
   it('gets and sets, with null for missing keys and UTF-8 text intact', async () => {
     expect(await redis.get('missing')).toBeNull();
@@ -131,14 +129,8 @@ describe.each(PROTOCOLS)('string helpers over RESP%i', (protocol) => {
     expect(await redis.exists('k')).toBe(1);
   });
 
-  it('round-trips binary values as Buffers with returnBuffers', async () => {
-    const client = await RespireClient.connect({
-      endpoints: [`${server.host}:${server.port}`],
-      protocol,
-      returnBuffers: true,
-    });
-    const binary = client as unknown as RedisCommands<Buffer>;
-    try {
+  it('round-trips binary values as Buffers with returnBuffers', () =>
+    withBufferClient(server, protocol, async (binary) => {
       const bytes = Buffer.from([0, 0xff, 0x0d, 0x0a, 0x80, 0xc3, 0x28]);
       expect(await binary.set(Buffer.from([1, 2]), bytes)).toBe('OK');
       const value = await binary.get(Buffer.from([1, 2]));
@@ -149,8 +141,5 @@ describe.each(PROTOCOLS)('string helpers over RESP%i', (protocol) => {
       expect(missing).toBeNull();
       expect(await binary.incr('counter')).toBe(1);
       expect(await binary.getrange('k', 1, 1)).toEqual(Buffer.from([0xff]));
-    } finally {
-      await client.close();
-    }
-  });
+    }));
 });

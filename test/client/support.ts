@@ -3,8 +3,8 @@
 // it, socket-write recording, and small promise helpers. The circuit tests have their own kit
 // (./circuit-kit.ts) on top of the same fault proxy.
 import net from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, vi } from 'vitest';
-import { RespireClient, type RespireOptions } from '../../src/index.js';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
+import { type RedisCommands, RespireClient, type RespireOptions } from '../../src/index.js';
 import { type FaultProxy, type FaultProxyOptions, startFaultProxy } from '../kit/fault-proxy.js';
 import type { RedisServer } from '../kit/redis-server.js';
 
@@ -133,4 +133,32 @@ export function outcome<T>(promise: Promise<T>): Promise<{ value?: T; error?: un
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
+}
+
+/** The test that a shared client really speaks the protocol its block is about. */
+export function itRunsOnProtocol(redis: RespireClient, protocol: 2 | 3): void {
+  it('runs on the protocol asked for', async () => {
+    expect((await redis.clientInfo()).resp).toBe(String(protocol));
+  });
+}
+
+/**
+ * Runs `body` with a client of its own that returns data as Buffers (`returnBuffers`), closed
+ * afterwards whether `body` passed or failed.
+ */
+export async function withBufferClient(
+  server: RedisServer,
+  protocol: 2 | 3,
+  body: (binary: RedisCommands<Buffer>) => Promise<void>,
+): Promise<void> {
+  const client = await RespireClient.connect({
+    endpoints: [{ host: server.host, port: server.port }],
+    protocol,
+    returnBuffers: true,
+  });
+  try {
+    await body(client as unknown as RedisCommands<Buffer>);
+  } finally {
+    await client.close();
+  }
 }
