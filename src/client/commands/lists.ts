@@ -167,6 +167,32 @@ function multiPopArguments(
   return args;
 }
 
+/**
+ * LMOVE, or BLMOVE on a dedicated connection when a timeout is given: `source destination from to
+ * [timeout]`, the ends checked as LEFT or RIGHT.
+ */
+function moveCall(
+  caller: CommandCaller,
+  name: string,
+  source: RedisArgument,
+  destination: RedisArgument,
+  from: unknown,
+  to: unknown,
+  timeoutSeconds: number | undefined,
+  options: CommandOptions | undefined,
+): Promise<RedisValue | null> {
+  const helper = name.toLowerCase();
+  const args: RespArgument[] = [name, source, destination];
+  try {
+    args.push(wordArgument(helper, 'from', from, ENDS), wordArgument(helper, 'to', to, ENDS));
+    if (timeoutSeconds !== undefined) args.push(numberArgument(helper, 'timeoutSeconds', timeoutSeconds, 0));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const flags = timeoutSeconds === undefined ? 0 : CommandFlags.Blocking;
+  return caller.call(args, asNullableValue, options, flags);
+}
+
 export const listCommands: ThisType<CommandCaller> & ListCommands<RedisValue> = {
   lpush(key, values, options) {
     return valuesCall(this, 'LPUSH', key, values, 'elements', options);
@@ -226,19 +252,7 @@ export const listCommands: ThisType<CommandCaller> & ListCommands<RedisValue> = 
     return this.call(args, transform, options) as Promise<never>;
   },
   lmove(source, destination, from, to, options) {
-    let args: RespArgument[];
-    try {
-      args = [
-        'LMOVE',
-        source,
-        destination,
-        wordArgument('lmove', 'from', from, ENDS),
-        wordArgument('lmove', 'to', to, ENDS),
-      ];
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.call(args, asNullableValue, options);
+    return moveCall(this, 'LMOVE', source, destination, from, to, undefined, options);
   },
   lmpop(keys, from, options) {
     let args: RespArgument[];
@@ -256,20 +270,7 @@ export const listCommands: ThisType<CommandCaller> & ListCommands<RedisValue> = 
     return blockingKeysCall(this, 'BRPOP', keys, timeoutSeconds, asListPop, options);
   },
   blmove(source, destination, from, to, timeoutSeconds, options) {
-    let args: RespArgument[];
-    try {
-      args = [
-        'BLMOVE',
-        source,
-        destination,
-        wordArgument('blmove', 'from', from, ENDS),
-        wordArgument('blmove', 'to', to, ENDS),
-        numberArgument('blmove', 'timeoutSeconds', timeoutSeconds, 0),
-      ];
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.call(args, asNullableValue, options, CommandFlags.Blocking);
+    return moveCall(this, 'BLMOVE', source, destination, from, to, timeoutSeconds, options);
   },
   blmpop(timeoutSeconds, keys, from, options) {
     let args: RespArgument[];
