@@ -15,6 +15,9 @@ import {
 import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
 import type { RedisServer } from '../kit/redis-server.js';
 import { encodePipeline } from '../kit/resp-wire.js';
+import { type Outcome, outcome } from './support.js';
+
+export { type Outcome, outcome };
 
 export type CircuitState = ClientCircuit['state'];
 
@@ -155,18 +158,6 @@ export async function tripByRefusal(rig: CircuitRig, count = 2): Promise<void> {
 export async function tripUntilProbeDue(rig: CircuitRig, count = 2): Promise<void> {
   await tripByRefusal(rig, count);
   await untilProbeDue(rig.circuit);
-}
-
-export interface Outcome<T> {
-  value?: T;
-  error?: unknown;
-}
-
-export function outcome<T>(promise: Promise<T>): Promise<Outcome<T>> {
-  return promise.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
 }
 
 /**

@@ -7,6 +7,7 @@ import { RespireClient, type RespireOptions, RespireProtocolError } from '../../
 import { startFakeServer } from '../kit/fake-server.js';
 import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { outcome } from './support.js';
 
 const clients: RespireClient[] = [];
 const proxies: FaultProxy[] = [];
@@ -20,13 +21,6 @@ async function open(host: string, port: number, options: Partial<RespireOptions>
   const client = await RespireClient.connect({ endpoints: [{ host, port }], reconnect: () => 5, ...options });
   clients.push(client);
   return client;
-}
-
-function outcome<T>(promise: Promise<T>): Promise<{ value?: T; error?: unknown }> {
-  return promise.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
 }
 
 const HELLO_REPLY =

@@ -6,20 +6,10 @@ import net from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import type { RespireClient } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { useTestClients } from './support.js';
+import { useTestClients, wireLength } from './support.js';
 
 const server = useRedisServer();
 const { open, proxied } = useTestClients(server);
-
-/** Byte length of a command as RESP on the wire (PROTOCOL.md §1.5). */
-function wireLength(args: readonly string[]): number {
-  let length = `*${args.length}\r\n`.length;
-  for (const arg of args) {
-    const bytes = Buffer.byteLength(arg);
-    length += `$${bytes}\r\n`.length + bytes + 2;
-  }
-  return length;
-}
 
 interface WriteRecord {
   bytes: number;

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { RespireClient, RespireConnectionError, RespireTimeoutError } from '../../src/index.js';
 import type { FaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { outcome, useTestClients } from './support.js';
+import { outcome, useTestClients, wireLength } from './support.js';
 
 const server = useRedisServer();
 const { open, proxied, startProxy, track } = useTestClients(server);
@@ -32,15 +32,6 @@ class ReconnectProbe {
     if (this.calls.length >= count) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push({ count, resolve }));
   }
-}
-
-function wireLength(args: readonly string[]): number {
-  let length = `*${args.length}\r\n`.length;
-  for (const arg of args) {
-    const bytes = Buffer.byteLength(arg);
-    length += `$${bytes}\r\n`.length + bytes + 2;
-  }
-  return length;
 }
 
 describe('connection lost with commands in flight', () => {

@@ -127,12 +127,28 @@ export function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/** How a promise settled: its value, or the error it rejected with. */
+export interface Outcome<T> {
+  value?: T;
+  error?: unknown;
+}
+
 /** How a promise settled, as a value, so a test can collect outcomes without unhandled rejections. */
-export function outcome<T>(promise: Promise<T>): Promise<{ value?: T; error?: unknown }> {
+export function outcome<T>(promise: Promise<T>): Promise<Outcome<T>> {
   return promise.then(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
+}
+
+/** Byte length of a command as RESP on the wire (PROTOCOL.md §1.5). */
+export function wireLength(args: readonly string[]): number {
+  let length = `*${args.length}\r\n`.length;
+  for (const arg of args) {
+    const bytes = Buffer.byteLength(arg);
+    length += `$${bytes}\r\n`.length + bytes + 2;
+  }
+  return length;
 }
 
 /** The test that a shared client really speaks the protocol its block is about. */
