@@ -204,15 +204,15 @@ export class ResilientPublisher {
       },
       (error: unknown) => {
         if (entry.settled) return;
-        if (isOutage(error)) this.spoolPending(entry);
+        if (isOutage(error)) this.spoolPending(entry, error);
         else this.pending.reject(entry, error);
       },
     );
   }
 
-  private spoolPending(entry: PendingPublish): void {
+  private spoolPending(entry: PendingPublish, cause?: unknown): void {
     try {
-      this.toSpool(entry.key, entry.data);
+      this.toSpool(entry.key, entry.data, cause);
       this.pending.resolve(entry, 'spooled');
     } catch (error) {
       this.pending.reject(entry, error);
@@ -227,7 +227,13 @@ export class ResilientPublisher {
   }
 
   /** Appends to the spool and starts the replayer. Throws when the spool cannot take it. */
-  private toSpool(key: string, data: string | Buffer): void {
+  private toSpool(key: string, data: string | Buffer, cause?: unknown): void {
+    if (!this.spooling) {
+      const reason = cause instanceof Error ? cause.name : 'no reply within the deadline';
+      this.monitor.log('warn', 'spooling-started', `events go to the spool (${reason})`, {
+        error: cause instanceof Error ? cause.message : undefined,
+      });
+    }
     let dropped: number;
     try {
       dropped = this.spool.append(encodeEvent(key, data));

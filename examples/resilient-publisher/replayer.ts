@@ -49,6 +49,7 @@ export class SpoolReplayer {
   private settledInFlight: (() => void) | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
+  private failuresInARow = 0;
 
   constructor(
     private readonly redis: ReplayTarget,
@@ -116,6 +117,7 @@ export class SpoolReplayer {
     this.redis.eval(REPLAY_SCRIPT, [this.options.stream], args, { timeout: this.options.timeoutMs }).then(
       () => {
         this.batchSettled();
+        this.failuresInARow = 0;
         this.spool.consume(batch.position);
         this.monitor.count('replayed', batch.position.records);
         if (!this.stopped) this.sendNext();
@@ -127,10 +129,12 @@ export class SpoolReplayer {
         if (error instanceof RespireCircuitOpenError) {
           // Open: retry when the open delay ends. Null: probes are taken; try again shortly.
           delayMs = error.retryAfter ?? this.options.retryMs;
-        } else {
+        } else if (isPowerOfTen(++this.failuresInARow)) {
+          // The 1st, 10th, 100th… failure in a row: an outage is logged, not one line per retry.
           const name = error instanceof Error ? error.name : typeof error;
           this.monitor.log('warn', 'replay-failed', `replay batch failed (${name}); retrying`, {
             error: error instanceof Error ? error.message : String(error),
+            failuresInARow: this.failuresInARow,
             retryInMs: delayMs,
             spooledEvents: this.spool.records,
           });
@@ -147,4 +151,9 @@ export class SpoolReplayer {
       },
     );
   }
+}
+
+function isPowerOfTen(count: number): boolean {
+  for (let power = 1; power <= count; power *= 10) if (power === count) return true;
+  return false;
 }

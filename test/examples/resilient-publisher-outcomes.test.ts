@@ -1,0 +1,129 @@
+// What each `publish` call settles with, against a real redis-server behind the fault proxy: a
+// server error that replaying cannot fix is the caller's, a full spool is refused (or makes room)
+// per the overflow policy and says so in the log, the publisher works (more slowly) without a
+// circuit breaker, and `close` lets calls in flight settle.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { LogEntry } from '../../examples/resilient-publisher/monitor.js';
+import { ResilientPublisher } from '../../examples/resilient-publisher/publisher.js';
+import { SpoolFullError, type SpoolOptions } from '../../examples/resilient-publisher/spool-options.js';
+import { RespireClient, RespireServerError } from '../../src/index.js';
+import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
+import { useRedisServer } from '../kit/vitest-redis.js';
+import { useScratchDirs } from './resilient-publisher-spool-kit.js';
+
+const server = useRedisServer();
+const scratch = useScratchDirs();
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Rig {
+  proxy: FaultProxy;
+  publisher: ResilientPublisher;
+  logs: LogEntry[];
+}
+
+async function rig(spool: Partial<SpoolOptions> = {}, withBreaker = true): Promise<Rig> {
+  const proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
+  cleanups.push(() => proxy.stop());
+  const client = await RespireClient.connect({
+    endpoints: [{ host: proxy.host, port: proxy.port }],
+    commandTimeout: 50,
+    acquireTimeout: 50,
+    connectTimeout: 50,
+    reconnect: () => 10,
+    circuitBreaker: withBreaker ? { minimumFailureCount: 2, openDuration: 60_000 } : null,
+  });
+  cleanups.push(() => client.destroy());
+  const logs: LogEntry[] = [];
+  const publisher = new ResilientPublisher(client, {
+    stream: 'outcomes:events',
+    deadlineMs: 50,
+    spool: { directory: scratch(), fsync: 'never', ...spool },
+    logger: (entry) => logs.push(entry),
+  });
+  cleanups.push(() => publisher.close());
+  return { proxy, publisher, logs };
+}
+
+const events = (logs: LogEntry[]) => logs.map((entry) => entry.event);
+
+describe('publish outcomes', () => {
+  it('rejects with the server error when replaying could not help (WRONGTYPE), spooling nothing', async () => {
+    const { publisher } = await rig();
+    const direct = await RespireClient.connect({ endpoints: [{ host: server.host, port: server.port }] });
+    cleanups.push(() => direct.destroy());
+    await direct.set('outcomes:events', 'not a stream');
+    const error = await publisher.publish('x').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RespireServerError);
+    expect((error as RespireServerError).code).toBe('WRONGTYPE');
+    expect(publisher.stats).toMatchObject({ published: 1, delivered: 0, spooled: 0 });
+    await direct.del('outcomes:events');
+    await expect(publisher.publish('y')).resolves.toBe('delivered');
+  });
+
+  it('reject policy: a full spool refuses the event with SpoolFullError, logged once, not per call', async () => {
+    const { proxy, publisher, logs } = await rig({ segmentBytes: 256, maxBytes: 512, overflow: 'reject' });
+    await proxy.setMode('reset');
+    const outcomes: unknown[] = [];
+    for (let i = 0; i < 40; i++)
+      outcomes.push(await publisher.publish(`event ${i}`).catch((error: unknown) => error));
+    const refused = outcomes.filter((outcome) => outcome instanceof SpoolFullError);
+    expect(outcomes.filter((outcome) => outcome === 'spooled').length).toBeGreaterThan(0);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(outcomes.slice(outcomes.indexOf(refused[0]))).toEqual(refused); // once full, stays full
+    expect(publisher.stats.rejected).toBe(refused.length);
+    expect(publisher.spool.bytes).toBeLessThanOrEqual(512);
+    expect(events(logs).filter((event) => event === 'spool-rejected')).toEqual(['spool-rejected']);
+  });
+
+  it('drop-oldest policy: every call is spooled, the oldest events go, each drop is logged', async () => {
+    const { proxy, publisher, logs } = await rig({
+      segmentBytes: 256,
+      maxBytes: 512,
+      overflow: 'drop-oldest',
+    });
+    await proxy.setMode('reset');
+    for (let i = 0; i < 40; i++) expect(await publisher.publish(`event ${i}`)).toBe('spooled');
+    const { dropped, spooled, spooledEvents } = publisher.stats;
+    expect(dropped).toBeGreaterThan(0);
+    expect(spooledEvents).toBe(spooled - dropped);
+    const drops = logs.filter((entry) => entry.event === 'spool-dropped');
+    expect(drops.reduce((sum, entry) => sum + (entry.droppedEvents as number), 0)).toBe(dropped);
+  });
+
+  it('logs the switch to the spool and the trip, with the spool depth', async () => {
+    const { proxy, publisher, logs } = await rig();
+    await proxy.setMode('reset');
+    for (let i = 0; i < 5; i++) await publisher.publish(`event ${i}`);
+    expect(events(logs)).toContain('spooling-started');
+    expect(logs.find((entry) => entry.event === 'circuit-open')).toMatchObject({ level: 'warn', to: 'open' });
+    expect(publisher.stats.trips).toBe(1);
+  });
+});
+
+describe('without a circuit breaker', () => {
+  it('warns once, and still keeps every caller within its deadline by spooling', async () => {
+    const { proxy, publisher, logs } = await rig({}, false);
+    expect(events(logs)).toEqual(['no-circuit-breaker']);
+    await proxy.setMode('blackhole');
+    const started = performance.now();
+    await expect(publisher.publish('during the outage')).resolves.toBe('spooled');
+    expect(performance.now() - started).toBeLessThanOrEqual(50);
+    await proxy.setMode('pass');
+    await publisher.drained();
+    expect(publisher.stats).toMatchObject({ spooled: 1, replayed: 1, spooledEvents: 0 });
+  });
+});
+
+describe('close', () => {
+  it('lets calls in flight settle, then refuses new ones', async () => {
+    const { proxy, publisher } = await rig();
+    await proxy.setMode('blackhole');
+    const inFlight = publisher.publish('in flight');
+    await publisher.close();
+    await expect(inFlight).resolves.toBe('spooled');
+    await expect(publisher.publish('late')).rejects.toThrow(/closed/);
+  });
+});
