@@ -46,7 +46,8 @@ export class ProgressLine {
     const at = this.now();
     if (!phaseChanged && at - this.lastDrawn < REDRAW_EVERY_MS) return;
     this.lastDrawn = at;
-    const width = Math.max(20, (this.stream.columns ?? 120) - 1);
+    // A terminal of unknown size (columns 0 or unset) gets a line of 120.
+    const width = Math.max(20, (this.stream.columns || 120) - 1);
     this.stream.write(`\r${describeProgress(state).slice(0, width)}\x1b[K`);
     this.drawn = true;
   }
@@ -70,7 +71,7 @@ export function describeProgress(state: ProgressState): string {
     const n = (value: number) => value.toLocaleString('en-US');
     parts.push(
       `completed ${n(counts.completed)}`,
-      `rejected fast ${n(counts.rejectedFast)}`,
+      `rejected ${n(counts.rejectedFast)}`,
       `timed out ${n(counts.timedOut)}`,
       `failed ${n(counts.failed)}`,
       `pending ${n(counts.pending)}`,

@@ -22,7 +22,7 @@ function state(overrides: Partial<ProgressState> = {}): ProgressState {
 describe('describeProgress', () => {
   it('names the contender, the phase with its clock, and every count', () => {
     expect(describeProgress(state())).toBe(
-      'outage 1/4 ioredis · blip 4.3/10.0 s · completed 12,345 · rejected fast 6 · timed out 1 · failed 2 · pending 64 · not issued 7',
+      'outage 1/4 ioredis · blip 4.3/10.0 s · completed 12,345 · rejected 6 · timed out 1 · failed 2 · pending 64 · not issued 7',
     );
     expect(describeProgress(state({ phase: 'connecting', phaseMs: 0, counts: undefined }))).toBe(
       'outage 1/4 ioredis · connecting',
