@@ -151,7 +151,6 @@ class ContenderRun {
         eventLoopDelayP99Ms: this.loopDelay.percentile(99) / 1e6,
         heapGrowthMb: (this.heapPeak - this.heapBase) / 2 ** 20,
         taskPacePercent: this.task.pacePercent(blipAt, stoppedAt),
-        taskTicksDuePerSecond: 1000 / settings.taskPeriodMs,
         errors: this.producers.errors,
       },
       { hasCircuit: this.hasCircuit, leadMs: CHART_LEAD_MS, bucketMs: settings.bucketMs },

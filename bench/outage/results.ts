@@ -99,7 +99,17 @@ export function formatOutageTable(report: OutageReport): string {
         .join('  ')
         .trimEnd(),
     )
+    .concat(
+      report.summaries.map((summary) => `errors of ${summary.contender}: ${describeErrors(summary.errors)}`),
+    )
     .join('\n');
+}
+
+/** What the failed calls failed with, most frequent first. */
+function describeErrors(errors: Record<string, number>): string {
+  const entries = Object.entries(errors).sort((a, b) => b[1] - a[1]);
+  if (entries.length === 0) return 'none';
+  return entries.map(([name, count]) => `${name} ${count.toLocaleString('en-US')}`).join(', ');
 }
 
 function formatFigure(value: number): string {

@@ -23,8 +23,6 @@ export interface ProcessFigures {
   heapGrowthMb: number;
   /** Ticks of the unrelated task that ran, per tick due, from the blip to the end, in percent. */
   taskPacePercent: number;
-  /** How many ticks per second the task is due. */
-  taskTicksDuePerSecond: number;
   /** Error names the calls failed with, and how often. */
   errors: Record<string, number>;
 }
@@ -65,6 +63,8 @@ export function summarizeCalls(
   figures: ProcessFigures,
   options: { hasCircuit: boolean; leadMs: number; bucketMs: number },
 ): ContenderSummary {
+  // The log is sized for every call the schedule can offer; a call left out would skew every figure.
+  if (log.unrecorded > 0) throw new Error(`${log.unrecorded} calls did not fit in the call log`);
   const { blipAt, healAt, circuitOpenedAt } = timeline;
   const baselineFrom = Math.max(timeline.startedAt, blipAt - (blipAt - timeline.startedAt) / 2);
   const baseline = completedBetween(log, baselineFrom, blipAt) / ((blipAt - baselineFrom) / 1000);

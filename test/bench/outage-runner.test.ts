@@ -104,7 +104,6 @@ function summary(contender: string, overrides: Partial<ContenderSummary> = {}): 
     eventLoopDelayP99Ms: 12,
     heapGrowthMb: 3,
     taskPacePercent: 99.5,
-    taskTicksDuePerSecond: 100,
     errors: {},
     series: { fromS: -3, bucketMs: 250, throughput: [], p99WaitMs: [] },
     ...overrides,
@@ -144,6 +143,12 @@ describe('outage results', () => {
       ],
     });
     expect(never).toMatch(/circuit opened after \(ms\)\s+never opened/);
+    const failures = formatOutageTable({
+      ...report,
+      summaries: [summary('a', { errors: { B: 1, A: 2_000 } })],
+    });
+    expect(failures).toContain('errors of a: A 2,000, B 1');
+    expect(formatOutageTable(report)).toContain('errors of ioredis: none');
   });
 
   it('checks the issue-6 targets and names the one missed', () => {

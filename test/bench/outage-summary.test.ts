@@ -19,7 +19,6 @@ const FIGURES = {
   eventLoopDelayP99Ms: 1,
   heapGrowthMb: 2,
   taskPacePercent: 100,
-  taskTicksDuePerSecond: 100,
   errors: {},
 };
 
@@ -129,6 +128,16 @@ describe('summarizeCalls', () => {
       bucketMs: 250,
     });
     expect(none.circuit).toBeNull();
+  });
+
+  it('refuses a log that could not hold every call', () => {
+    const log = new CallLog(1);
+    log.start(0);
+    log.start(1);
+    const options = { hasCircuit: false, leadMs: 0, bucketMs: 250 };
+    expect(() => summarizeCalls('d', log, TIMELINE, FIGURES, options)).toThrow(
+      '1 calls did not fit in the call log',
+    );
   });
 });
 
