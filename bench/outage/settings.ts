@@ -52,10 +52,15 @@ export const CONTENDERS: readonly ContenderSpec[] = [
   { name: 'node-redis', driver: 'node-redis', circuitBreaker: null },
 ];
 
+/** The blip without `--blip`: 10 s, or 2 s with `--quick`, whose runs only check the wiring. */
 export const DEFAULT_BLIP_SECONDS = 10;
+export const QUICK_BLIP_SECONDS = 2;
 
 /** `npm run bench` (quick: the runner's smoke runs and the scenario's own test). */
-export function outageSettings(quick: boolean, blipSeconds = DEFAULT_BLIP_SECONDS): OutageSettings {
+export function outageSettings(
+  quick: boolean,
+  blipSeconds = quick ? QUICK_BLIP_SECONDS : DEFAULT_BLIP_SECONDS,
+): OutageSettings {
   if (!(Number.isFinite(blipSeconds) && blipSeconds > 0)) {
     throw new RangeError(`the blip must last a positive number of seconds, got ${blipSeconds}`);
   }

@@ -65,7 +65,8 @@ describe('outageSettings', () => {
   it('defaults to a 10 s blip, 64 producers at 5,000 calls/s, and scales only the breaker windows', () => {
     const settings = outageSettings(false);
     expect(settings).toMatchObject({ producers: 64, callsPerSecond: 5_000, blipMs: 10_000 });
-    expect(outageSettings(true, 2)).toMatchObject({ producers: 16, blipMs: 2_000 });
+    expect(outageSettings(true)).toMatchObject({ producers: 16, blipMs: 2_000 });
+    expect(outageSettings(true, 3)).toMatchObject({ producers: 16, blipMs: 3_000 });
     expect(SCALED_BREAKER).toEqual({
       failureRateThreshold: 0.5,
       minimumFailureCount: 5,
