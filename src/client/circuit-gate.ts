@@ -117,14 +117,33 @@ export class CircuitGate implements AdmissionGate {
     this.breaker.complete(command.admission as number, health satisfies CircuitOutcome);
   }
 
-  /** Seed 000: while the circuit is open (or every probe slot is taken), a command waiting for a connection is rejected. */
+  /**
+   * Seed 000: while the circuit is open (or every probe slot is taken), a command waiting for a
+   * connection is rejected. Past the open delay, a command that waits would be a probe, so it
+   * takes its probe slot now and keeps it while it waits (the write then does not admit it again):
+   * at most `halfOpenProbeCount` commands wait for a connection to a sick endpoint, the rest are
+   * rejected at once. While closed, commands wait and are checked when written.
+   */
   checkWithoutConnection(command: Command<unknown>): Error | undefined {
-    return (command.flags & UNCHECKED) !== 0 ? undefined : this.check();
+    if ((command.flags & UNCHECKED) !== 0) return undefined;
+    const refusal = this.check();
+    if (refusal !== undefined || this.breaker.state === 'closed') return refusal;
+    const ticket = this.breaker.tryAdmit();
+    if (ticket < 0) return this.rejection(ticket);
+    command.admission = ticket;
+    command.gate = this;
+    return undefined;
   }
 
   /** No connection came in time: a failure, unless the circuit rejects it first (seed 000). */
   selectionFailed(command: Command<unknown>, error: RespireError): Error {
-    return (command.flags & UNCHECKED) !== 0 ? error : this.recordSelectionFailure(error);
+    if ((command.flags & UNCHECKED) !== 0) return error;
+    if (command.gate === this) {
+      // A probe that waited for a connection in vain: its failure starts a new open interval.
+      command.reportHealth(Health.Failure);
+      return error;
+    }
+    return this.recordSelectionFailure(error);
   }
 
   /** What an admission would say now, taking nothing: the rejection, or undefined. */

@@ -97,7 +97,12 @@ export class Connection {
     let written = 0;
     for (let command = queue.shift(); command !== undefined; command = queue.shift()) {
       if (command.state === CommandState.Settled) continue;
-      if (gate !== undefined && (command.flags & CommandFlags.TransactionStep) === 0) {
+      // A command admitted while it waited for a connection (a half-open probe) keeps that admission.
+      if (
+        gate !== undefined &&
+        command.gate === undefined &&
+        (command.flags & CommandFlags.TransactionStep) === 0
+      ) {
         const rejection = gate.admit(command);
         if (rejection !== undefined) {
           command.reject(rejection);

@@ -19,6 +19,7 @@ import {
   takeDown,
   tripByRefusal,
   tripUntilProbeDue,
+  tripWithReset,
   untilProbeDue,
   useCircuitRigs,
 } from './circuit-kit.js';
@@ -181,6 +182,30 @@ describe('circuit admission', () => {
     await reopened;
     expect(transitions).toEqual(['closed>open', 'open>half_open', 'half_open>open']);
     expect(circuit.snapshot().openUntil!).toBeGreaterThan(firstOpenUntil);
+  });
+
+  it('past the open delay with no connection, only halfOpenProbeCount commands wait; the rest are rejected at once', async () => {
+    const rig = await rigs.open({ acquireTimeout: 5_000, circuitBreaker: { halfOpenProbeCount: 2 } });
+    const { client, proxy, circuit } = rig;
+    await tripWithReset(rig);
+    await untilProbeDue(circuit);
+    // The endpoint is still down (every connection is reset): five commands arrive at once.
+    const settled: number[] = [];
+    const calls = [0, 1, 2, 3, 4].map((i) =>
+      outcome(client.get(`circuit:nowhere:${i}`)).then((result) => {
+        settled.push(i);
+        return result;
+      }),
+    );
+    const rejected = await Promise.all(calls.slice(2));
+    for (const rejection of rejected) expectRejected(rejection.error, rig, null);
+    expect(settled.sort()).toEqual([2, 3, 4]);
+    expect(circuit.snapshot()).toMatchObject({ state: 'half_open', probesInFlight: 2 });
+    // The two probes waited for a connection; when the endpoint heals they run and close it.
+    const closed = nextTransition(circuit, 'closed');
+    await proxy.setMode('pass');
+    for (const probe of await Promise.all(calls.slice(0, 2))) expect(probe.value).toBeNull();
+    await closed;
   });
 
   it('a command queued before the trip keeps its place and is checked when its write comes', async () => {

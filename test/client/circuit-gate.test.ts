@@ -120,14 +120,24 @@ describe('CircuitGate', () => {
     ]);
   });
 
-  it('checks a command without a connection, taking nothing; transaction steps pass unchecked', () => {
-    const { gate, clock } = setup();
-    expect(gate.checkWithoutConnection(command())).toBeUndefined();
+  it('checks a command without a connection; past the open delay a waiting command holds a probe slot', () => {
+    const { gate, clock } = setup({ halfOpenProbeCount: 1 });
+    const closedWaiter = command();
+    expect(gate.checkWithoutConnection(closedWaiter)).toBeUndefined();
+    expect(closedWaiter.gate).toBeUndefined();
     trip(gate);
     expect(gate.checkWithoutConnection(command(CommandFlags.TransactionStep))).toBeUndefined();
     expect(gate.checkWithoutConnection(command())).toBeInstanceOf(RespireCircuitOpenError);
     clock.ms += 500;
-    expect(gate.checkWithoutConnection(command())).toBeUndefined();
+    const probe = command();
+    expect(gate.checkWithoutConnection(probe)).toBeUndefined();
+    expect(probe.gate).toBe(gate);
+    expect(gate.circuit.snapshot()).toMatchObject({ state: 'half_open', probesInFlight: 1 });
+    const refused = gate.checkWithoutConnection(command());
+    expect(refused).toBeInstanceOf(RespireCircuitOpenError);
+    expect((refused as RespireCircuitOpenError).retryAfter).toBeNull();
+    // The probe waited in vain: a selection failure reopens the circuit.
+    expect(gate.selectionFailed(probe, connectionLost())).toBeInstanceOf(RespireConnectionError);
     expect(gate.circuit.state).toBe('open');
   });
 
