@@ -110,6 +110,8 @@ function formatRatio(respire: BenchResult, peer: BenchResult): string {
   const higherIsBetter = peer.unit.endsWith('/s');
   const ratio = higherIsBetter ? respire.value / peer.value : peer.value / respire.value;
   const label = higherIsBetter ? `${respire.client} / ${peer.client}` : `${peer.client} / ${respire.client}`;
+  // 0/0 (both nothing) has no ratio; x/0 is unbounded.
+  if (Number.isNaN(ratio)) return `${label} = –`;
   return `${label} = ${Number.isFinite(ratio) ? ratio.toFixed(2) : '∞'}×`;
 }
 
