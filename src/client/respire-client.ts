@@ -73,6 +73,8 @@ export class RespireClient extends Commander {
         this.transactions.onConnect();
         connections.connected();
       },
+      onDisconnect: connections.disconnected,
+      onReconnectScheduled: connections.reconnecting,
     });
     this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
     this.sessions = new WatchSessions(this.sessionPool(), options.commandTimeout);

@@ -26,6 +26,10 @@ export interface ChannelOptions extends ConnectionSettings {
   onPush?: ((frame: RespValue[]) => void) | undefined;
   /** Runs on every new connection before queued commands are written (e.g. to resubscribe). */
   onConnect?: ((connection: Connection) => void) | undefined;
+  /** A connection of this channel ended; `error` is undefined when the client closed it. */
+  onDisconnect?: ((error: RespireError | undefined) => void) | undefined;
+  /** A reconnect attempt is scheduled `delayMs` from now. */
+  onReconnectScheduled?: ((attempt: number, delayMs: number, cause: RespireError) => void) | undefined;
 }
 
 type ChannelState = 'connecting' | 'ready' | 'reconnecting' | 'closing' | 'closed';
@@ -243,7 +247,9 @@ export class Channel {
         if (this.connection !== undefined && this.connection === self) this.flush();
       },
       onClose: (error: RespireError | undefined) => {
-        if (self === undefined || this.connection !== self) return;
+        if (self === undefined) return;
+        this.options.onDisconnect?.(error);
+        if (this.connection !== self) return;
         this.connection = undefined;
         this.onConnectionLost(error);
       },
@@ -276,6 +282,7 @@ export class Channel {
       this.notifyDrained();
       return;
     }
+    this.options.onReconnectScheduled?.(this.attempt, delay, cause);
     this.reconnectTimer = setTimeout(this.reconnect, delay);
   }
 

@@ -124,4 +124,33 @@ describe('connection channel of a client', () => {
     ]);
     expect(messages[0]!.endpoint).toEqual({ host: server.host, port: proxy.port });
   });
+
+  it('sees the shared connection close with its error, the reconnect scheduled, and a clean close', async () => {
+    proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
+    cleanups.push(() => proxy.stop());
+    const seen = listen(DiagnosticChannels.connectionClose, DiagnosticChannels.connectionReconnect);
+    const client = await RespireClient.connect({
+      endpoints: [{ host: server.host, port: proxy.port }],
+      reconnect: () => 10,
+    });
+    cleanups.push(() => client.destroy());
+    let reconnected!: () => void;
+    const reconnect = new Promise<void>((resolve) => (reconnected = resolve));
+    const onReconnect = (message: unknown) => {
+      if ((message as ConnectionDiagnostic).reconnect) reconnected();
+    };
+    subscribe(DiagnosticChannels.connectionConnect, onReconnect);
+    cleanups.push(() => void unsubscribe(DiagnosticChannels.connectionConnect, onReconnect));
+    await proxy.setMode('reset');
+    await proxy.setMode('pass');
+    await reconnect;
+    await client.close();
+    const [lost, scheduled, closed] = seen;
+    expect(lost![0]).toBe(DiagnosticChannels.connectionClose);
+    expect((lost![1] as ConnectionDiagnostic).errorType).toBe('RespireConnectionError');
+    expect(scheduled![0]).toBe(DiagnosticChannels.connectionReconnect);
+    expect(scheduled![1]).toMatchObject({ attempt: 1, delayMs: 10, role: 'shared' });
+    expect(closed![0]).toBe(DiagnosticChannels.connectionClose);
+    expect((closed![1] as ConnectionDiagnostic).error).toBeUndefined();
+  });
 });
