@@ -81,7 +81,12 @@ export class RespireClient extends Commander {
     this.batchDispatcher = {
       commandTimeout: options.commandTimeout,
       dispatch: (commands) => {
-        for (const command of commands) if (!command.settled) this.route(command);
+        for (const command of commands) {
+          if (command.settled) continue;
+          // redis.client.errors: what each batch entry's caller receives.
+          if (this.telemetry.errorMetrics) command.promise.catch(this.reportError);
+          this.route(command);
+        }
       },
     };
     this.subscriber = new Subscriber({ channel: channelOptions, commandTimeout: options.commandTimeout });

@@ -149,6 +149,11 @@ describe('metrics of a client with a circuit breaker', () => {
     const failures = await batch.tryExecute();
     expect(failures.map((f) => f.error instanceof RespireCircuitOpenError)).toEqual([true, true, true]);
     expect(rejections()).toBe(4);
+    // redis.client.errors counts what each caller received: the command and every batch entry.
+    const openErrors = meter
+      .of('redis.client.errors')
+      .filter((m) => m.attributes['error.type'] === 'RespireCircuitOpenError');
+    expect(openErrors).toHaveLength(4);
     const tx = client.multi();
     tx.set(KEY, 'other');
     tx.get(KEY);
