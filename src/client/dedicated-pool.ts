@@ -3,6 +3,7 @@
 // `acquireTimeout`. A lent connection that was left in an unknown state is closed, not reused.
 import { RespireConnectionError, RespireTimeoutError } from '../errors.js';
 import { Channel, type ChannelOptions } from '../transport/channel.js';
+import { observeConnections } from './diagnostics.js';
 
 interface Waiter {
   resolve(channel: Channel): void;
@@ -31,7 +32,14 @@ export class DedicatedPool {
     if (this.size < this.maxSize) {
       this.size++;
       // Dedicated connections never reconnect: one that breaks is dropped and replaced on demand.
-      const channel = new Channel({ ...this.options, reconnect: false });
+      // diagnostics.ts: each dedicated connection's connect and close.
+      const observer = observeConnections(this.options.endpoint, 'dedicated');
+      const channel = new Channel({
+        ...this.options,
+        reconnect: false,
+        onConnect: observer.connected,
+        onDisconnect: observer.disconnected,
+      });
       try {
         await channel.start();
       } catch (error) {

@@ -8,6 +8,7 @@ import { Channel, type ChannelOptions } from '../transport/channel.js';
 import { Command, CommandFlags } from '../transport/command.js';
 import type { Connection } from '../transport/connection.js';
 import { RingQueue } from '../util/ring-queue.js';
+import { observeConnections } from './diagnostics.js';
 import {
   type PubSubListener,
   SUBSCRIBE_COMMAND,
@@ -199,10 +200,17 @@ export class Subscriber {
   }
 
   private open(): void {
+    // diagnostics.ts: the subscriber connection's connect, close and reconnects.
+    const observer = observeConnections(this.options.channel.endpoint, 'subscriber');
     const channel = new Channel({
       ...this.options.channel,
       onPush: this.handlePush,
-      onConnect: this.restore,
+      onConnect: (connection) => {
+        observer.connected();
+        this.restore(connection);
+      },
+      onDisconnect: observer.disconnected,
+      onReconnectScheduled: observer.reconnecting,
     });
     const backlog: Command<void>[] = [];
     this.channel = channel;

@@ -125,6 +125,27 @@ describe('connection channel of a client', () => {
     expect(messages[0]!.endpoint).toEqual({ host: server.host, port: proxy.port });
   });
 
+  it('sees dedicated and subscriber connections too, by role', async () => {
+    const seen = listen(DiagnosticChannels.connectionConnect, DiagnosticChannels.connectionClose);
+    const client = await connect();
+    await client.send(['BLPOP', 'diagnostics:empty', '0.01']);
+    await client.subscribe('diagnostics:news', () => {});
+    await client.close();
+    const events = seen.map(
+      ([name, message]) => `${name.split(':').pop()} ${(message as ConnectionDiagnostic).role}`,
+    );
+    expect(events).toEqual(
+      expect.arrayContaining([
+        'connect shared',
+        'connect dedicated',
+        'connect subscriber',
+        'close dedicated',
+        'close subscriber',
+        'close shared',
+      ]),
+    );
+  });
+
   it('sees the shared connection close with its error, the reconnect scheduled, and a clean close', async () => {
     proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
     cleanups.push(() => proxy.stop());
