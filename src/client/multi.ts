@@ -31,6 +31,8 @@ export interface TransactionContext {
   readonly begin?: (() => Error | undefined) | undefined;
   /** Called once when the transaction has ended, or at once for one that sent nothing. */
   readonly onEnd?: ((end: TransactionEnd) => void) | undefined;
+  /** Told what `exec()` rejected with (the client's `redis.client.errors`). */
+  readonly onError?: ((error: unknown) => void) | undefined;
 }
 
 /**
@@ -88,6 +90,12 @@ export class Transaction<Conflict extends null = never> extends Commander {
    * class notes for errors). Rejects with a TypeError when the transaction has already run.
    */
   exec(options?: TransactionOptions): Promise<unknown[] | Conflict> {
+    const result = this.run(options);
+    if (this.context.onError !== undefined) result.catch(this.context.onError);
+    return result;
+  }
+
+  private run(options: TransactionOptions | undefined): Promise<unknown[] | Conflict> {
     if (this.started) {
       return Promise.reject(new TypeError('a transaction runs once; this one has already been executed'));
     }

@@ -179,6 +179,7 @@ export class RespireClient extends Commander {
       commandTimeout: this.options.commandTimeout,
       watched: false,
       tracker: this.transactions,
+      onError: this.telemetry.errorMetrics ? this.reportError : undefined,
     });
   }
 

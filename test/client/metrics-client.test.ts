@@ -159,6 +159,10 @@ describe('metrics of a client with a circuit breaker', () => {
     tx.get(KEY);
     expect(await settle(tx.exec())).toBeInstanceOf(RespireCircuitOpenError);
     expect(rejections()).toBe(5);
+    // …and what exec()'s caller received.
+    expect(
+      meter.of('redis.client.errors').filter((m) => m.attributes['error.type'] === 'RespireCircuitOpenError'),
+    ).toHaveLength(5);
 
     // Heal, let the open delay pass, and the probe closes the circuit.
     await proxy.setMode('pass');
