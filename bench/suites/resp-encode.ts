@@ -73,11 +73,12 @@ const ENCODERS: Record<string, () => Prepare> = {
   respire: () => (commands) => (index) => encodeCommand(commands[index]!),
   'respire CommandEncoder': () => (commands) => {
     // A pipeline appends the commands of one tick and takes their bytes at once: a take is timed
-    // once per PIPELINE_DEPTH commands.
+    // once per PIPELINE_DEPTH commands. takeChunks() is what the pipeline writes (large Buffers
+    // by reference, as a corked writev).
     const encoder = new CommandEncoder();
     return (index) => {
       encoder.encode(commands[index]!);
-      return encoder.commandCount === PIPELINE_DEPTH ? encoder.take() : EMPTY;
+      return encoder.commandCount === PIPELINE_DEPTH ? encoder.takeChunks() : EMPTY;
     };
   },
   '@redis/client': nodeRedisEncoder,
