@@ -12,7 +12,13 @@ import {
 import type { RespValue } from '../resp/types.js';
 import type { Clock } from '../util/clock.js';
 import { Connection, type ConnectionEvents } from './connection.js';
+import { SlabReader } from './slab-reader.js';
 import { openSocket, type TlsOption } from './socket.js';
+
+/** Slab size for string replies, which keep no view of the slab once decoded. */
+const SLAB_BYTES = 1024 * 1024;
+/** With zero-copy Buffer replies, a retained reply pins its slab: keep that to a socket read's size. */
+const SMALL_SLAB_BYTES = 64 * 1024 + 16 * 1024;
 
 export const LIBRARY_NAME = 'respire';
 export const LIBRARY_VERSION = '0.1.0';
@@ -56,8 +62,13 @@ export async function connect(settings: ConnectionSettings, events: ConnectionEv
   );
   let connection: Connection | undefined;
   try {
-    const socket = await openSocket(endpoint, settings.tls, deadline.signal);
-    connection = new Connection(endpoint, socket, settings.clock, events, settings.returnBuffers);
+    // TLS sockets have no `onread`; they emit 'data' as usual.
+    const useTls = settings.tls !== undefined && settings.tls !== false;
+    const reader = useTls
+      ? undefined
+      : new SlabReader(settings.returnBuffers ? SMALL_SLAB_BYTES : SLAB_BYTES);
+    const socket = await openSocket(endpoint, settings.tls, deadline.signal, reader);
+    connection = new Connection(endpoint, socket, settings.clock, events, settings.returnBuffers, reader);
     const ready = connection;
     await raceAbort(handshake(ready, settings), deadline.signal);
     return ready;

@@ -18,6 +18,7 @@ import type { AdmissionGate } from './admission-gate.js';
 import { Command, CommandFlags, CommandState } from './command.js';
 import { DeadlineTimer } from './deadline-timer.js';
 import { Health } from './health.js';
+import type { SlabReader } from './slab-reader.js';
 
 /** Bytes encoded before a socket write is issued mid-flush, so huge batches stream out. */
 const WRITE_CHUNK_BYTES = 256 * 1024;
@@ -62,10 +63,13 @@ export class Connection {
     private readonly clock: Clock,
     private readonly events: ConnectionEvents,
     returnBuffers: boolean,
+    /** When the socket reads into slabs (`onread`), they come from here instead of 'data'. */
+    reader?: SlabReader,
   ) {
     this.decoder = new RespDecoder({ onReply: this.onReply, onPush: this.onPush, returnBuffers });
     this.timer = new DeadlineTimer(clock, this.onDeadline);
-    socket.on('data', this.onData);
+    if (reader === undefined) socket.on('data', this.onData);
+    else reader.attach(this.onData);
     socket.on('drain', this.onSocketDrain);
     socket.on('error', this.onSocketError);
     socket.on('close', this.onSocketClose);

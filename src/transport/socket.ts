@@ -3,6 +3,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { RespireConnectionError, type RespireEndpoint } from '../errors.js';
+import type { SlabReader } from './slab-reader.js';
 
 export type TlsOption = boolean | tls.ConnectionOptions | undefined;
 
@@ -17,6 +18,8 @@ export function openSocket(
   endpoint: RespireEndpoint,
   tlsOption: TlsOption,
   signal: AbortSignal,
+  /** Plain TCP only: the socket reads into this reader's slabs instead of emitting 'data'. */
+  reader?: SlabReader,
 ): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
     const useTls = tlsOption !== undefined && tlsOption !== false;
@@ -27,7 +30,11 @@ export function openSocket(
           servername: net.isIP(endpoint.host) === 0 ? endpoint.host : undefined,
           ...(tlsOption === true ? {} : tlsOption),
         })
-      : net.connect({ host: endpoint.host, port: endpoint.port });
+      : net.connect({
+          host: endpoint.host,
+          port: endpoint.port,
+          ...(reader === undefined ? {} : { onread: { buffer: reader.buffer, callback: reader.callback } }),
+        });
     socket.setNoDelay(true);
     socket.setKeepAlive(true, KEEP_ALIVE_DELAY_MS);
 
