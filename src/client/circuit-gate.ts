@@ -63,13 +63,18 @@ export class CircuitGate implements AdmissionGate {
   private readonly probeBoundMs: number;
   /** Probes without a reply deadline, with the timer that ends their hold on a slot. */
   private readonly boundedProbes = new Map<Command<unknown>, ReturnType<typeof setTimeout>>();
+  /** Makes the next clock reading fresh (a no-op for an injected clock). */
+  private readonly freshTime: () => void;
 
   constructor(options: CircuitGateOptions) {
     const { random, endpoint } = options;
     // The system clock is read at most once per synchronous run: a flush admits a tick's commands
     // and one socket read completes many, and performance.now() would cost ~40 ns per command.
-    // An injected clock (tests) is used as it is, so a fake clock moves when the test says.
-    const clock = options.clock === systemClock ? turnCachedClock(systemClock) : options.clock;
+    // An injected clock (tests) is used as it is, so a fake clock moves when the test says. Calls
+    // made one by one (a command finding no connection, a dedicated borrow) read the time afresh.
+    const turnClock = options.clock === systemClock ? turnCachedClock(systemClock) : undefined;
+    const clock = turnClock ?? options.clock;
+    this.freshTime = turnClock === undefined ? noop : turnClock.refresh;
     const registry = new CircuitBreakerRegistry(options.circuitBreaker, {
       now: () => clock.now(),
       random: () => random.random(),
@@ -126,18 +131,22 @@ export class CircuitGate implements AdmissionGate {
    */
   checkWithoutConnection(command: Command<unknown>): Error | undefined {
     if ((command.flags & UNCHECKED) !== 0) return undefined;
+    this.freshTime();
     const refusal = this.check();
     if (refusal !== undefined || this.breaker.state === 'closed') return refusal;
     const ticket = this.breaker.tryAdmit();
     if (ticket < 0) return this.rejection(ticket);
     command.admission = ticket;
     command.gate = this;
+    // Like a probe admitted at its write (admit), one with no reply deadline holds its slot for a bounded time.
+    if ((command.flags & CommandFlags.Blocking) !== 0 || command.timeoutMs === 0) this.boundProbe(command);
     return undefined;
   }
 
   /** No connection came in time: a failure, unless the circuit rejects it first (seed 000). */
   selectionFailed(command: Command<unknown>, error: RespireError): Error {
     if ((command.flags & UNCHECKED) !== 0) return error;
+    this.freshTime();
     if (command.gate === this) {
       // A probe that waited for a connection in vain: its failure starts a new open interval.
       command.reportHealth(Health.Failure);
@@ -170,6 +179,7 @@ export class CircuitGate implements AdmissionGate {
    * reason that counts against the endpoint, is a selection failure.
    */
   async borrow(pool: { acquire(): Promise<Channel> }): Promise<Channel> {
+    this.freshTime();
     const refusal = this.check();
     if (refusal !== undefined) throw refusal;
     try {
@@ -215,3 +225,5 @@ export class CircuitGate implements AdmissionGate {
     this.boundedProbes.delete(command);
   }
 }
+
+function noop(): void {}

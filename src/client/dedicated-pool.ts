@@ -27,8 +27,12 @@ export class DedicatedPool {
   /** Borrows a connection; give it back with `release` (reusable) or `discard` (not). */
   async acquire(): Promise<Channel> {
     if (this.closed) throw this.closedError();
-    const idle = this.idle.pop();
-    if (idle !== undefined) return this.lend(idle);
+    for (let idle = this.idle.pop(); idle !== undefined; idle = this.idle.pop()) {
+      if (idle.current !== undefined) return this.lend(idle);
+      // Its connection ended while it sat idle (the server closed it): it never reconnects.
+      idle.destroy();
+      this.size--;
+    }
     if (this.size < this.maxSize) {
       this.size++;
       // Dedicated connections never reconnect: one that breaks is dropped and replaced on demand.

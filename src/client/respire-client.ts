@@ -259,7 +259,11 @@ export class RespireClient extends Commander {
       (channel) => {
         channel.enqueue(command);
         command.promise.then(
-          () => this.dedicated.release(channel),
+          // A fire-and-forget command settles when written: the server is still blocked on it.
+          () =>
+            (command.flags & CommandFlags.FireAndForget) !== 0
+              ? this.dedicated.discard(channel)
+              : this.dedicated.release(channel),
           () => {
             // Aborted while blocked: the server is still blocked on that connection, so drop it.
             if (command.discardReply || channel.current === undefined) this.dedicated.discard(channel);

@@ -28,6 +28,8 @@ export interface ChannelOptions extends ConnectionSettings {
   onConnect?: ((connection: Connection) => void) | undefined;
   /** A connection of this channel ended; `error` is undefined when the client closed it. */
   onDisconnect?: ((error: RespireError | undefined) => void) | undefined;
+  /** Bounds the QUIT that close() sends (when 0 or absent, connectTimeout does). */
+  commandTimeout?: number | undefined;
   /** A reconnect attempt is scheduled `delayMs` from now. */
   onReconnectScheduled?: ((attempt: number, delayMs: number, cause: RespireError) => void) | undefined;
 }
@@ -48,6 +50,8 @@ export class Channel {
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private lastError: RespireError | undefined;
   private drainWaiters: (() => void)[] = [];
+  /** The connection close() sent QUIT on, until the server has closed it. */
+  private quitting: Connection | undefined;
 
   constructor(private readonly options: ChannelOptions) {
     this.acquireTimer = new DeadlineTimer(options.clock, this.onAcquireDeadline);
@@ -136,11 +140,20 @@ export class Channel {
     this.state = 'closed';
     this.connection = undefined;
     this.acquireTimer.cancel();
-    if (connection !== undefined) await connection.quit();
+    if (connection === undefined) return;
+    this.quitting = connection;
+    // A server that stopped answering must not keep close() waiting for QUIT's reply.
+    const { commandTimeout, connectTimeout } = this.options;
+    await connection.quit(
+      commandTimeout !== undefined && commandTimeout > 0 ? commandTimeout : connectTimeout,
+    );
+    this.quitting = undefined;
   }
 
   /** Closes at once: every queued, waiting and in-flight command fails. */
   destroy(error?: RespireError): void {
+    // Closed already, but still waiting for QUIT's answer: destroy() ends that wait too.
+    this.quitting?.destroy(undefined);
     if (this.state === 'closed') return;
     this.state = 'closed';
     this.clearReconnect();

@@ -155,8 +155,8 @@ export class Connection {
   }
 
   /** Writes one command at once, ahead of any queue: for the handshake and connection setup. */
-  request(args: readonly (string | Buffer)[]): Promise<RespValue> {
-    const command = new Command<RespValue>(args, CommandFlags.Handshake, undefined, undefined, 0);
+  request(args: readonly (string | Buffer)[], timeoutMs = 0): Promise<RespValue> {
+    const command = new Command<RespValue>(args, CommandFlags.Handshake, undefined, undefined, timeoutMs);
     if (this.closed) {
       command.reject(
         new RespireConnectionError('connection is closed', { endpoint: this.endpoint, written: false }),
@@ -176,12 +176,14 @@ export class Connection {
   }
 
   /** Sends QUIT after what is in flight and waits for the server to close the socket. */
-  quit(): Promise<void> {
+  quit(timeoutMs: number): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.quitting = true;
     return new Promise((resolve) => {
       this.socket.once('close', () => resolve());
-      this.request(['QUIT']).then(
+      // A server that stops answering must not keep close() waiting: past the deadline the
+      // connection is destroyed, which closes the socket.
+      this.request(['QUIT'], timeoutMs).then(
         () => this.socket.end(),
         () => this.destroy(undefined),
       );
@@ -207,9 +209,12 @@ export class Connection {
 
   private track(command: Command<unknown>, now: number): void {
     command.state = CommandState.Written;
+    // The acquire deadline of its wait ends here; only a reply deadline may replace it.
     if (command.timeoutMs > 0 && (command.flags & CommandFlags.Blocking) === 0) {
       command.deadline = now + command.timeoutMs;
       this.timer.arm(command.deadline);
+    } else {
+      command.deadline = 0;
     }
     this.inflight.push(command);
     if ((command.flags & CommandFlags.FireAndForget) !== 0) command.resolve(undefined);
@@ -299,6 +304,7 @@ export class Connection {
     this.inflight.shift();
     head.reportHealth(Health.Success);
     head.resolve(undefined);
+    if (this.idleWaiters.length !== 0 && this.inflight.length === 0) this.wakeIdle();
   }
 
   /** The deadline timer fired: a written command past its reply deadline dooms the connection. */

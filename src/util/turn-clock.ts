@@ -5,13 +5,19 @@
 // circuit breaker works in milliseconds, far coarser than one run lasts.
 import type { Clock } from './clock.js';
 
-export function turnCachedClock(source: Clock): Clock {
+/** A turn-cached clock; `refresh()` makes the next reading fresh, for callers outside a batch. */
+export interface TurnClock extends Clock {
+  refresh(): void;
+}
+
+export function turnCachedClock(source: Clock): TurnClock {
   let reading = 0;
   let valid = false;
   const invalidate = (): void => {
     valid = false;
   };
   return {
+    refresh: invalidate,
     now(): number {
       if (!valid) {
         reading = source.now();
