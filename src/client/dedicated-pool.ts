@@ -52,7 +52,8 @@ export class DedicatedPool {
         throw error;
       }
       if (this.closed) {
-        this.size--;
+        // destroy() already counted it out (it resets size to 0).
+        this.size = Math.max(0, this.size - 1);
         channel.destroy();
         throw this.closedError();
       }

@@ -74,6 +74,7 @@ export class Channel {
       connection = await connect(this.options, events);
     } catch (error) {
       this.state = 'closed';
+      this.acquireTimer.cancel();
       // Commands queued while the first connection was being opened were never sent.
       this.failQueued(error instanceof Error ? error : this.closedError());
       this.notifyDrained();
@@ -162,9 +163,8 @@ export class Channel {
     this.failQueued(reason);
     const connection = this.connection;
     this.connection = undefined;
-    connection?.destroy(
-      error ?? new RespireConnectionError('client destroyed', { endpoint: this.endpoint, written: true }),
-    );
+    // Undefined when the client destroys it: a close by the client, not a failure (onDisconnect).
+    connection?.destroy(error);
     this.notifyDrained();
   }
 

@@ -165,7 +165,7 @@ export class Connection {
     }
     this.encoder.encode(args);
     this.track(command as Command<unknown>, this.clock.now());
-    this.writeEncoded();
+    if (!this.writeEncoded()) this.waitingForDrain = true;
     return command.promise;
   }
 

@@ -125,6 +125,14 @@ describe('connection channel of a client', () => {
     expect(messages[0]!.endpoint).toEqual({ host: server.host, port: proxy.port });
   });
 
+  it('reports a destroy() by the client as a close without an error', async () => {
+    const seen = listen(DiagnosticChannels.connectionClose);
+    const client = await connect();
+    client.destroy();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen.map(([, message]) => (message as ConnectionDiagnostic).error)).toEqual([undefined]);
+  });
+
   it('sees dedicated and subscriber connections too, by role', async () => {
     const seen = listen(DiagnosticChannels.connectionConnect, DiagnosticChannels.connectionClose);
     const client = await connect();
