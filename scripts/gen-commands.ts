@@ -4,25 +4,15 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { CommandRow } from '../src/client/command-table.js';
 import { RespireClient, type RespireOptions } from '../src/index.js';
 import type { RespValue } from '../src/resp/types.js';
 import { startRedisServer } from '../test/kit/redis-server.js';
 
 export const DATA_FILE = 'src/client/command-table.data.ts';
 
-/** A command as command-table.ts reads it (its CommandRow type); subcommands nested. */
-export type GeneratedRow = [
-  name: string,
-  arity: number,
-  flags: string[],
-  firstKey: number,
-  lastKey: number,
-  keyStep: number,
-  aclCategories: string[],
-  tips: string[],
-  keySpecs: [flags: string[], beginSearch: (string | number)[], findKeys: (string | number)[]][],
-  subcommands: GeneratedRow[],
-];
+/** A command as command-table.ts reads it; subcommands nested. */
+export type GeneratedRow = CommandRow;
 
 /** Turns a COMMAND reply (RESP3 or RESP2) into rows sorted by name; throws on an unexpected shape. */
 export function commandRows(reply: RespValue): GeneratedRow[] {

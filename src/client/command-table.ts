@@ -79,7 +79,7 @@ export interface CommandSpec {
 }
 
 /** One row of command-table.data.ts, in the order of a `COMMAND` reply element. */
-type CommandRow = [
+export type CommandRow = [
   name: string,
   arity: number,
   flags: string[],
