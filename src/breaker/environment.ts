@@ -1,15 +1,13 @@
-// The breaker's only reader of the system clock and only source of system randomness (STYLE.md
-// "Async, time, randomness"): everything else in `src/breaker` receives them injected.
+// What the breaker takes from its surroundings. The system clock and randomness come from the
+// project's one clock and one random module (STYLE.md "Async, time, randomness"); everything in
+// `src/breaker` receives them injected.
+import { type Clock, systemClock } from '../util/clock.js';
+import { type RandomSource, systemRandom } from '../util/random.js';
+
+export type { RandomSource };
 
 /** A monotonic clock in milliseconds. Tests inject a fake one. */
-export interface MonotonicClock {
-  now(): number;
-}
-
-/** A source of uniform random numbers in `[0, 1)`. Tests inject a seeded one. */
-export interface RandomSource {
-  random(): number;
-}
+export type MonotonicClock = Clock;
 
 /**
  * What a breaker takes from its surroundings. Every member is optional; the defaults are the
@@ -23,11 +21,6 @@ export interface CircuitBreakerEnvironment {
   /** Receives what a transition listener throws. The breaker's state is already committed. */
   reportListenerError?(error: unknown): void;
 }
-
-/** `performance.now()`: monotonic, unaffected by wall-clock changes. */
-export const systemClock: MonotonicClock = { now: () => performance.now() };
-
-export const systemRandom: RandomSource = { random: () => Math.random() };
 
 /**
  * The default for a throwing listener: rethrow it from a microtask, as `node:diagnostics_channel`
