@@ -1,6 +1,7 @@
 // Deterministic reply corpora for the decoder benchmark, in RESP2 and RESP3 forms, with the figures
 // (replies, leaves, string bytes, CRLFs) a correct decoder or scan must reproduce. Corpora are
 // bytes: the sliced and concatenated strings that build them never reach a timed contender.
+import { seededRandom } from '../test/kit/seeded-random.js';
 
 /** A reply as the server means it; serialised to RESP2 or RESP3 below. */
 export type ModelReply =
@@ -99,7 +100,9 @@ export function buildCorpus(name: string): Corpus {
   const index = RECIPES.findIndex((recipe) => recipe.name === name);
   const recipe = RECIPES[index];
   if (recipe === undefined) throw new Error(`no corpus named ${name}; there are ${CORPUS_NAMES.join(', ')}`);
-  const random = seededRandom(0x5eed + index);
+  // A fixed seed: the same corpus on every run, machine and worker process.
+  const generator = seededRandom(0x5eed + index);
+  const random = (): number => generator.next();
   const pool = asciiPool(random, 2 * recipe.longestText + 4096);
   const text = (length: number): string => {
     const start = Math.floor(random() * (pool.length - length));
@@ -291,16 +294,4 @@ function asciiPool(random: () => number, length: number): string {
   const codes = new Uint8Array(length);
   for (let i = 0; i < length; i++) codes[i] = alphabet.charCodeAt(Math.floor(random() * alphabet.length));
   return Buffer.from(codes).toString('latin1');
-}
-
-/** mulberry32: a fixed seed gives the same corpora on every run and machine. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

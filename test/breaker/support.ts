@@ -1,6 +1,7 @@
 // Test helpers for the breaker: a fake monotonic clock, a seeded random source and fast-check
 // settings that print the seed and replay it with `SEED=… [FC_PATH=…]`.
 import type { CircuitBreakerEnvironment } from '../../src/breaker/index.js';
+import { seededRandom as kitRandom } from '../kit/seeded-random.js';
 
 /** A hand-driven clock; `time` may be set backwards to exercise the breaker's clamp. */
 export class FakeClock {
@@ -15,16 +16,10 @@ export class FakeClock {
   }
 }
 
-/** mulberry32: a small, fast, seeded PRNG with uniform output in `[0, 1)`. */
+/** The test kit's seeded PRNG as a plain `() => number` in `[0, 1)`, the breaker's random shape. */
 export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = kitRandom(seed);
+  return () => random.next();
 }
 
 /** An environment on `clock` whose listener errors are collected instead of rethrown. */
