@@ -11,7 +11,8 @@ const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 /**
  * Builds the record of one command. A record that must not be sent comes back already rejected
  * (an invalid `timeout`, a signal aborted beforehand): check `settled` before enqueueing it.
- * `defaultTimeoutMs` is the reply deadline when the options give none (`commandTimeout`).
+ * `defaultTimeoutMs` is the reply deadline when the options give none (`commandTimeout`);
+ * `errorSink` hears what the command's promise rejects with.
  */
 export function prepareCommand<T>(
   args: RespArgument[],
@@ -19,6 +20,7 @@ export function prepareCommand<T>(
   options: CommandOptions | undefined,
   flags: number,
   defaultTimeoutMs: number,
+  errorSink?: (error: unknown) => void,
 ): Command<T> {
   let timeout = defaultTimeoutMs;
   let signal: AbortSignal | undefined;
@@ -33,6 +35,7 @@ export function prepareCommand<T>(
   }
   if (isBlockingCommand(args)) flags |= CommandFlags.Blocking;
   const command = new Command<T>(args, flags, transform, invalid === undefined ? signal : undefined, timeout);
+  command.errorSink = errorSink;
   if (invalid !== undefined) command.reject(invalid);
   else if (signal?.aborted) command.reject(signal.reason);
   return command;

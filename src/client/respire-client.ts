@@ -84,7 +84,7 @@ export class RespireClient extends Commander {
         for (const command of commands) {
           if (command.settled) continue;
           // redis.client.errors: what each batch entry's caller receives.
-          if (this.telemetry.errorMetrics) command.promise.catch(this.reportError);
+          if (this.telemetry.errorMetrics) command.errorSink = this.reportError;
           this.route(command);
         }
       },
@@ -122,10 +122,17 @@ export class RespireClient extends Commander {
     options: CommandOptions | undefined,
     flags = 0,
   ): Promise<T> {
-    const promise =
-      this.options.retryAttempts > 1
-        ? this.callWithRetry(args, transform, options, flags)
-        : this.callOnce(args, transform, options, flags);
+    if (this.options.retryAttempts <= 1) {
+      return this.callOnce(
+        args,
+        transform,
+        options,
+        flags,
+        this.telemetry.errorMetrics ? this.reportError : undefined,
+      );
+    }
+    // With retries only the last attempt's error reaches the caller, so only it is counted.
+    const promise = this.callWithRetry(args, transform, options, flags);
     if (this.telemetry.errorMetrics) promise.catch(this.reportError);
     return promise;
   }
@@ -223,8 +230,9 @@ export class RespireClient extends Commander {
     transform: ReplyTransform<T> | undefined,
     options: CommandOptions | undefined,
     flags: number,
+    errorSink?: (error: unknown) => void,
   ): Promise<T> {
-    const command = prepareCommand(args, transform, options, flags, this.options.commandTimeout);
+    const command = prepareCommand(args, transform, options, flags, this.options.commandTimeout, errorSink);
     if (!command.settled) this.route(command as Command<unknown>);
     return command.promise;
   }

@@ -64,6 +64,8 @@ export class Command<T = RespValue> implements AbortTarget {
   admission: unknown = undefined;
   /** The gate that admitted it, until its health outcome has been reported (exactly once). */
   gate: HealthSink | undefined = undefined;
+  /** Told what the caller's promise rejects with, once (the client's `redis.client.errors`). */
+  errorSink: ((error: unknown) => void) | undefined = undefined;
   readonly promise: Promise<T>;
   private settleResolve!: (value: T) => void;
   private settleReject!: (error: unknown) => void;
@@ -135,6 +137,7 @@ export class Command<T = RespValue> implements AbortTarget {
     if (this.gate !== undefined) this.reportHealth(healthOf(error));
     if (this.state === CommandState.Settled) return;
     this.finish();
+    this.errorSink?.(error);
     this.settleReject(error);
   }
 
@@ -146,6 +149,7 @@ export class Command<T = RespValue> implements AbortTarget {
     if (this.state === CommandState.Written) {
       // The reply is still owed on the wire; keep the slot so the FIFO stays aligned.
       this.discardReply = true;
+      this.errorSink?.(reason);
       this.settleReject(reason);
       this.removeListener();
       return;
