@@ -32,7 +32,7 @@ export function utf8Text(buf: Buffer, start: number, end: number): string {
 }
 
 /** Latin-1 text of `buf[start, end)`, for payloads already checked to be ASCII. */
-export function asciiText(buf: Buffer, start: number, end: number): string {
+function asciiText(buf: Buffer, start: number, end: number): string {
   return (buf as SlicingBuffer).latin1Slice(start, end);
 }
 

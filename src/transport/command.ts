@@ -1,6 +1,5 @@
 // One command's life: queued (never sent, may be dropped), written (its reply is owed), settled.
 // The record is the only per-command allocation besides its promise (STYLE.md "Hot path").
-import type { RespireEndpoint } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
 import type { RespValue } from '../resp/types.js';
 import { Health, healthOf } from './health.js';
@@ -174,9 +173,4 @@ export class Command<T = RespValue> implements AbortTarget {
   private removeListener(): void {
     if (this.signal !== undefined) unwatchSignal(this.signal, this);
   }
-}
-
-/** Describes a command for error messages without leaking keys or values: its name only. */
-export function describeCommand(command: Command<unknown>, endpoint: RespireEndpoint): string {
-  return `${command.name} to ${endpoint.host}:${endpoint.port}`;
 }

@@ -85,10 +85,6 @@ export class Connection {
     return !this.closed && !this.waitingForDrain;
   }
 
-  get isClosed(): boolean {
-    return this.closed;
-  }
-
   /**
    * Writes commands from `queue` until it is empty or the socket asks to drain. A command crosses
    * from queued to written when it is encoded into a socket write; settled (aborted) ones are

@@ -44,13 +44,6 @@ export class RingQueue<T> {
     return index < this.size ? this.slots[(this.head + index) & this.mask] : undefined;
   }
 
-  /** Removes every entry, returning them oldest first. */
-  drain(): T[] {
-    const items: T[] = [];
-    for (let item = this.shift(); item !== undefined; item = this.shift()) items.push(item);
-    return items;
-  }
-
   /** Removes the entries for which `keep` returns false, preserving order. O(n). */
   filter(keep: (item: T) => boolean): void {
     const count = this.size;
