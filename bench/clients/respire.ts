@@ -1,5 +1,5 @@
 // The `client` suite's Respire driver: RespireClient with its defaults; explicit pipelines are
-// `redis.batch()` entries written together by `execute()`.
+// `redis.batch()` entries written together by `execute()`, which resolves with their values.
 import { RespireClient } from '../../src/client/respire-client.js';
 import type { ClientDriver } from './driver.js';
 
@@ -9,11 +9,10 @@ export async function connectRespire(url: string): Promise<ClientDriver> {
   return {
     get: (key) => redis.get(key),
     set: (key, value) => redis.set(key, value),
-    async pipelineGets(keys) {
+    pipelineGets(keys) {
       const batch = redis.batch();
-      const replies = keys.map((key) => batch.get(key));
-      await batch.execute();
-      return Promise.all(replies);
+      for (const key of keys) batch.get(key);
+      return batch.execute();
     },
     close: () => redis.close(),
   };

@@ -2,7 +2,7 @@
 // admission and nothing sent, then written together, in queue order and contiguously, by
 // `execute()` or `tryExecute()`. A batch is not atomic: each entry succeeds or fails on its own.
 import type { RespArgument } from '../resp/encoder.js';
-import type { Command, CommandOptions, ReplyTransform } from '../transport/command.js';
+import type { Command, CommandOptions, ReplyTransform, SettleObserver } from '../transport/command.js';
 import { Commander } from './commander.js';
 import { prepareCommand } from './prepare-command.js';
 
@@ -41,8 +41,10 @@ type BatchState = 'queuing' | 'running' | 'done';
  *
  * Entry promises never cause unhandled rejections: a caller may await only `execute()`.
  */
-export class Batch extends Commander {
+export class Batch extends Commander implements SettleObserver {
   private readonly entries: Command<unknown>[] = [];
+  /** Each entry's value, in queue order, as its promise resolved. */
+  private readonly values: unknown[] = [];
   private readonly failures: BatchFailure[] = [];
   private state: BatchState = 'queuing';
   private unsettled = 0;
@@ -66,26 +68,33 @@ export class Batch extends Commander {
     if (this.state !== 'queuing') {
       return Promise.reject(new TypeError('the batch has already run; queue commands on a new batch'));
     }
-    const command = prepareCommand(args, transform, options, flags, this.dispatcher.commandTimeout);
-    const index = this.entries.push(command as Command<unknown>) - 1;
+    const index = this.entries.length;
     this.unsettled++;
-    // This handler also marks the promise handled, so an entry nobody awaits cannot surface as an
-    // unhandled rejection; the caller's own handlers still see the rejection.
-    command.promise.then(this.onSettled, (error: unknown) => {
-      this.failures.push({ index, error });
-      this.onSettled();
-    });
+    // The record tells this batch when it settles (commandSettled), so a batch of N costs no
+    // promise reactions of its own; a record rejected at once (bad options) tells it right here.
+    const command = prepareCommand(
+      args,
+      transform,
+      options,
+      flags,
+      this.dispatcher.commandTimeout,
+      undefined,
+      this,
+      index,
+    );
+    this.entries.push(command as Command<unknown>);
     return command.promise;
   }
 
   /**
-   * Sends every entry (an empty batch sends nothing) and resolves once all have settled; then
-   * rejects with the failure of the first failed entry in queue order, if any. Rejects with a
-   * TypeError when the batch has already run.
+   * Sends every entry (an empty batch sends nothing) and resolves, once all have settled, with
+   * their values in queue order; rejects with the failure of the first failed entry in queue
+   * order, if any. Rejects with a TypeError when the batch has already run.
    */
-  async execute(): Promise<void> {
+  async execute(): Promise<unknown[]> {
     const failures = await this.run();
     if (failures.length > 0) throw failures[0]!.error;
+    return this.values;
   }
 
   /**
@@ -95,6 +104,20 @@ export class Batch extends Commander {
    */
   tryExecute(): Promise<BatchFailure[]> {
     return this.run();
+  }
+
+  /** SettleObserver: an entry's promise has just settled. */
+  commandSettled(command: Command<unknown>, failed: boolean, outcome: unknown): void {
+    if (failed) {
+      // Marks the entry's promise handled, so an entry nobody awaits cannot surface as an
+      // unhandled rejection; the caller's own handlers still see the rejection.
+      command.promise.catch(ignore);
+      this.failures.push({ index: command.position, error: outcome });
+    } else {
+      this.values[command.position] = outcome;
+    }
+    this.unsettled--;
+    this.settleIfDone();
   }
 
   private run(): Promise<BatchFailure[]> {
@@ -110,11 +133,6 @@ export class Batch extends Commander {
     return done.then(() => this.failures.sort(byIndex));
   }
 
-  private readonly onSettled = (): void => {
-    this.unsettled--;
-    this.settleIfDone();
-  };
-
   private settleIfDone(): void {
     if (this.unsettled !== 0 || this.state !== 'running') return;
     this.state = 'done';
@@ -124,4 +142,8 @@ export class Batch extends Commander {
 
 function byIndex(a: BatchFailure, b: BatchFailure): number {
   return a.index - b.index;
+}
+
+function ignore(): void {
+  // The entry's own caller, if any, handles the rejection.
 }

@@ -2,7 +2,13 @@
 // without sending it, so the client, batches and WATCH sessions apply one rule for options.
 import { RespireConfigurationError } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
-import { Command, CommandFlags, type CommandOptions, type ReplyTransform } from '../transport/command.js';
+import {
+  Command,
+  CommandFlags,
+  type CommandOptions,
+  type ReplyTransform,
+  type SettleObserver,
+} from '../transport/command.js';
 import { isBlockingCommand } from './command-traits.js';
 
 /** Largest timer delay Node accepts (ms). */
@@ -12,7 +18,8 @@ const MAX_TIMEOUT_MS = 2 ** 31 - 1;
  * Builds the record of one command. A record that must not be sent comes back already rejected
  * (an invalid `timeout`, a signal aborted beforehand): check `settled` before enqueueing it.
  * `defaultTimeoutMs` is the reply deadline when the options give none (`commandTimeout`);
- * `errorSink` hears what the command's promise rejects with.
+ * `errorSink` hears what the command's promise rejects with; `observer` hears it settle, also
+ * when it comes back already rejected, and `position` is stored for it.
  */
 export function prepareCommand<T>(
   args: RespArgument[],
@@ -21,6 +28,8 @@ export function prepareCommand<T>(
   flags: number,
   defaultTimeoutMs: number,
   errorSink?: (error: unknown) => void,
+  observer?: SettleObserver,
+  position = 0,
 ): Command<T> {
   let timeout = defaultTimeoutMs;
   let signal: AbortSignal | undefined;
@@ -36,6 +45,8 @@ export function prepareCommand<T>(
   if (isBlockingCommand(args)) flags |= CommandFlags.Blocking;
   const command = new Command<T>(args, flags, transform, invalid === undefined ? signal : undefined, timeout);
   command.errorSink = errorSink;
+  command.observer = observer;
+  command.position = position;
   if (invalid !== undefined) command.reject(invalid);
   else if (signal?.aborted) command.reject(signal.reason);
   return command;

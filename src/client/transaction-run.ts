@@ -74,7 +74,7 @@ class TransactionStep extends Command<RespValue> {
     args: readonly RespArgument[],
     timeoutMs: number,
     private readonly run: TransactionRun,
-    readonly position: number,
+    position: number,
   ) {
     // Never Blocking: inside MULTI a BLPOP does not block (PROTOCOL.md §6). The circuit admits
     // MULTI for the whole transaction; the steps after it are not checked again (seed 000).
@@ -85,6 +85,7 @@ class TransactionStep extends Command<RespValue> {
       undefined,
       timeoutMs,
     );
+    this.position = position;
   }
 
   override reply(value: RespValue): void {

@@ -10,6 +10,14 @@ export interface HealthSink {
   complete(command: Command<unknown>, health: Health): void;
 }
 
+/**
+ * Told once, synchronously, right after a command's promise settles: a batch gathering its
+ * entries without a promise reaction per entry. `outcome` is the value or the rejection.
+ */
+export interface SettleObserver {
+  commandSettled(command: Command<unknown>, failed: boolean, outcome: unknown): void;
+}
+
 /** Per-command options (API.md "Per-command options"). */
 export interface CommandOptions {
   /** Aborting before the write drops the command; after it, the reply is read and discarded. */
@@ -65,6 +73,9 @@ export class Command<T = RespValue> implements AbortTarget {
   gate: HealthSink | undefined = undefined;
   /** Told what the caller's promise rejects with, once (the client's `redis.client.errors`). */
   errorSink: ((error: unknown) => void) | undefined = undefined;
+  /** Told when the promise settles; `position` is the observer's own index of the command. */
+  observer: SettleObserver | undefined = undefined;
+  position = 0;
   readonly promise: Promise<T>;
   private settleResolve!: (value: T) => void;
   private settleReject!: (error: unknown) => void;
@@ -128,6 +139,7 @@ export class Command<T = RespValue> implements AbortTarget {
     if (this.state === CommandState.Settled) return;
     this.finish();
     this.settleResolve(value);
+    this.observer?.commandSettled(this as Command<unknown>, false, value);
   }
 
   reject(error: unknown): void {
@@ -138,6 +150,7 @@ export class Command<T = RespValue> implements AbortTarget {
     this.finish();
     this.errorSink?.(error);
     this.settleReject(error);
+    this.observer?.commandSettled(this as Command<unknown>, true, error);
   }
 
   /** Its signal aborted: see CommandOptions.signal. */
@@ -150,6 +163,7 @@ export class Command<T = RespValue> implements AbortTarget {
       this.discardReply = true;
       this.errorSink?.(reason);
       this.settleReject(reason);
+      this.observer?.commandSettled(this as Command<unknown>, true, reason);
       this.removeListener();
       return;
     }

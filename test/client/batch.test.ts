@@ -32,6 +32,20 @@ describe.each(PROTOCOLS)('batch over RESP%i', (protocol) => {
     expect(await Promise.all([set, get, incr, last])).toEqual(['OK', '1', 2, '2']);
   });
 
+  it('resolves execute() with every value in queue order, converted, whatever order they settle in', async () => {
+    const redis = await open();
+    await redis.del(key('list'));
+    const batch = redis.batch();
+    batch.hset(key('hash'), { f: 'v' });
+    // BLPOP runs on a dedicated connection, so it settles after the entries queued behind it.
+    batch.send(['BLPOP', key('list'), '0']);
+    batch.hgetall(key('hash'));
+    batch.rpush(key('list'), 'item');
+    const values = batch.execute();
+    // Its RPUSH on the shared connection is what releases the BLPOP.
+    expect(await values).toEqual([1, [key('list'), 'item'], { f: 'v' }, 1]);
+  });
+
   it('throws the first failure in queue order, only after every entry settled', async () => {
     const redis = await open();
     await redis.set(key('str'), 'x');
@@ -188,6 +202,8 @@ describe.each(PROTOCOLS)('batch over RESP%i', (protocol) => {
       const batch = redis.batch();
       batch.send(['LPUSH', key('plain'), 'y']);
       batch.send(['NOSUCHCOMMAND']);
+      // Rejected as it is queued, before execute() runs: still handled by the batch.
+      batch.send(['GET', key('plain')], { timeout: -1 });
       await expect(batch.execute()).rejects.toMatchObject({ code: 'WRONGTYPE' });
       await nextTurn();
       await nextTurn();
