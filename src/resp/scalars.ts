@@ -9,7 +9,6 @@ import { SHORT_TEXT_MAX, shortAsciiText } from './short-text.js';
 interface SlicingBuffer extends Buffer {
   utf8Slice(start: number, end: number): string;
   latin1Slice(start: number, end: number): string;
-  asciiSlice(start: number, end: number): string;
 }
 
 /**
@@ -26,7 +25,8 @@ export function utf8Text(buf: Buffer, start: number, end: number): string {
     const text = shortAsciiText(buf, start, length);
     if (text !== undefined) return text;
   } else if (length >= LONG_TEXT_MIN && isAscii(buf.subarray(start, end))) {
-    return (buf as SlicingBuffer).asciiSlice(start, end);
+    // Latin-1, not asciiSlice: for ASCII bytes the same string, without a second ASCII scan.
+    return asciiText(buf, start, end);
   }
   return (buf as SlicingBuffer).utf8Slice(start, end);
 }
