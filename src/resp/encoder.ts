@@ -99,7 +99,9 @@ export interface CommandEncoderOptions {
  * Buffer policy: the internal buffer starts at `initialCapacity`. Its bytes that are sealed (in a
  * pending chunk) or handed out by `takeChunks()` are never written again. A command that does not
  * fit makes a new buffer: while nothing of the old one is sealed or handed out, the new one is
- * twice as large (or more, until the command fits) and the pending bytes are copied over; else
+ * twice as large (or more, until the command fits) and the pending bytes are copied over; when
+ * only handed-out bytes precede a pending tail of at most 64 KiB, that tail is copied over to a
+ * new buffer of the same capacity (or more, until the command fits); else
  * the unsealed tail is sealed where it is and the new one keeps the capacity (or doubles until the
  * command fits). `take()` copies the pending bytes into a new Buffer when there are chunks (their
  * bytes of the internal buffer are then free again) or when they fill less than half of the
@@ -109,6 +111,9 @@ export interface CommandEncoderOptions {
  * them. After a take or clear, a capacity above `maxRetainedCapacity` shrinks back to
  * `initialCapacity`, so one huge burst does not pin memory.
  */
+/** A pending tail up to this size moves to a new buffer by copy rather than being sealed. */
+const TAIL_COPY_BYTES = 64 * 1024;
+
 export class CommandEncoder {
   readonly #initialCapacity: number;
   readonly #maxRetainedCapacity: number;
@@ -257,11 +262,14 @@ export class CommandEncoder {
     const length = this.#length;
     const start = pending.start;
     let capacity = previous.length;
-    if (start === 0) {
-      while (capacity < length + bound) capacity *= 2;
+    const tail = length - start;
+    if (start === 0 || (pending.list.length === 0 && tail <= TAIL_COPY_BYTES)) {
+      // The tail is all that is pending: copied over, the next take is still one chunk (one
+      // write, not a corked writev).
+      while (capacity < tail + bound) capacity *= 2;
       this.#replace(capacity);
-      previous.copy(this.#buffer, 0, 0, length);
-      this.#length = length;
+      previous.copy(this.#buffer, 0, start, length);
+      this.#length = tail;
       return;
     }
     while (capacity < bound) capacity *= 2;

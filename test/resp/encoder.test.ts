@@ -557,6 +557,23 @@ describe('CommandEncoder: large arguments by reference', () => {
     expect(second!.toString('latin1')).toBe('*2\r\n$3\r\nGET\r\n$6\r\nsecond\r\n');
   });
 
+  it('moves a small pending tail to a new buffer after handed-out bytes, so the next take is one chunk', () => {
+    const encoder = new CommandEncoder({ initialCapacity: 128 });
+    encoder.encode(['GET', 'a'.repeat(40)]);
+    const [handed] = encoder.takeChunks();
+    const snapshot = Buffer.from(handed!);
+    // 60 of 128 bytes handed out; GET b fits after them, the second GET's upper bound does not.
+    encoder.encode(['GET', 'b']);
+    encoder.encode(['GET', 'c'.repeat(20)]);
+    const chunks = encoder.takeChunks();
+    expect(text(chunks)).toEqual([
+      `*2\r\n$3\r\nGET\r\n$1\r\nb\r\n*2\r\n$3\r\nGET\r\n$20\r\n${'c'.repeat(20)}\r\n`,
+    ]);
+    expect(chunks[0]!.buffer).not.toBe(handed!.buffer);
+    expect(encoder.capacity).toBe(128);
+    expect(handed).toEqual(snapshot);
+  });
+
   it('take() after referenced chunks reuses the internal buffer, whose sealed bytes are free again', () => {
     const encoder = new CommandEncoder({ initialCapacity: 1024, largeArgumentBytes: 64 });
     const value = Buffer.alloc(64, 'q');
