@@ -1,5 +1,7 @@
-// The server's ceiling for the `client` suite: `redis-benchmark -c 1 -P 16` (one connection, 16
-// commands in flight) against the same server, timed a round at a time like any contender.
+// The server's ceiling for the `client` suite: `redis-benchmark -c 1 -P <depth>` (one connection,
+// that many commands in flight) against the same server, timed a round at a time like any
+// contender. A C client with next to no cost per command: what is left is the server and the
+// round trip, the bound no Node client can pass.
 import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
@@ -32,13 +34,15 @@ export interface RedisBenchmarkOptions {
   requests: number;
   /** Value size in bytes (`-d`). */
   valueBytes: number;
+  /** Commands in flight on the connection (`-P`). */
+  pipeline: number;
 }
 
 /** The argument list of one invocation; also printed in the report, so the ceiling can be rerun. */
 export function redisBenchmarkArgs(options: RedisBenchmarkOptions): string[] {
   const { hostname, port } = new URL(options.url);
   return [
-    ...['-h', hostname, '-p', port || '6379', '-c', '1', '-P', '16'],
+    ...['-h', hostname, '-p', port || '6379', '-c', '1', '-P', String(options.pipeline)],
     ...['-t', options.test, '-n', String(options.requests), '-d', String(options.valueBytes), '--csv'],
   ];
 }

@@ -1,6 +1,7 @@
 // Benchmark suite `client`: Respire's RespireClient end to end against ioredis and node-redis on
 // the runner's redis-server, each client in a worker process of its own, with
-// `redis-benchmark -c 1 -P 16` on the same server as the ceiling of the pipelined cases.
+// `redis-benchmark -c 1 -P 16` on the same server as the ceiling of the pipelined cases, and
+// `-P 100` as the ceiling of one pipeline of 100 at a time.
 import { RawConnection } from '../../test/kit/raw-connection.js';
 import type { ClientDriver } from '../clients/driver.js';
 import { findRedisBenchmark, redisBenchmarkRounds } from '../clients/redis-benchmark.js';
@@ -13,6 +14,9 @@ const IOREDIS = 'ioredis';
 const IOREDIS_AUTO = 'ioredis auto-pipelining';
 const NODE_REDIS = 'node-redis';
 const CEILING = 'redis-benchmark -c 1 -P 16';
+const PIPELINE_CEILING = 'redis-benchmark -c 1 -P 100';
+/** redis-benchmark's pipeline depth for each ceiling contender. */
+const CEILING_DEPTH: Record<string, number> = { [CEILING]: 16, [PIPELINE_CEILING]: 100 };
 
 /** Each client by contender name; imported only inside that contender's worker. */
 const DRIVERS: Record<string, (url: string) => Promise<ClientDriver>> = {
@@ -74,7 +78,8 @@ const CASES: readonly ClientCase[] = [
     pattern: 'pipeline',
     valueBytes: 16,
     batch: 100,
-    contenders: [RESPIRE, IOREDIS, NODE_REDIS],
+    // One pipeline in flight at a time: each pass waits a round trip, which the ceiling shows.
+    contenders: [RESPIRE, IOREDIS, NODE_REDIS, PIPELINE_CEILING],
   },
   {
     name: 'GET 1 KiB, Promise.all of 100',
@@ -103,10 +108,10 @@ export const clientSuite: IsolatedSuite = {
   name: 'client',
   plan(context): CasePlan[] {
     const ceiling = findRedisBenchmark() !== undefined;
-    if (!ceiling) context.log(`client: no redis-benchmark on PATH, so no "${CEILING}" rows`);
+    if (!ceiling) context.log('client: no redis-benchmark on PATH, so no redis-benchmark rows');
     return CASES.map((clientCase) => ({
       name: clientCase.name,
-      contenders: clientCase.contenders.filter((contender) => ceiling || contender !== CEILING),
+      contenders: clientCase.contenders.filter((contender) => ceiling || !(contender in CEILING_DEPTH)),
       measure: clientMeasureOptions(context.quick),
     }));
   },
@@ -114,7 +119,8 @@ export const clientSuite: IsolatedSuite = {
     const clientCase = CASES.find((candidate) => candidate.name === caseName);
     if (clientCase === undefined) throw new Error(`client has no case ${caseName}`);
     const url = await context.redisUrl();
-    if (contender === CEILING) return prepareCeiling(clientCase, url, context);
+    const depth = CEILING_DEPTH[contender];
+    if (depth !== undefined) return prepareCeiling(clientCase, depth, url, context);
     const connect = DRIVERS[contender];
     if (connect === undefined) throw new Error(`client has no contender ${contender}`);
     return prepareClient(clientCase, contender, await connect(url));
@@ -213,6 +219,7 @@ const BENCHMARK_KEY = 'key:__rand_int__';
 
 async function prepareCeiling(
   clientCase: ClientCase,
+  pipeline: number,
   url: string,
   context: BenchContext,
 ): Promise<PreparedContender> {
@@ -224,6 +231,7 @@ async function prepareCeiling(
     url,
     requests: context.quick ? 20_000 : 200_000,
     valueBytes: clientCase.valueBytes,
+    pipeline,
   };
   // Its SET test writes the key its GET test reads, with a value of the case's size.
   await redisBenchmarkRounds({ ...options, test: 'set', requests: 1_000 })(0);

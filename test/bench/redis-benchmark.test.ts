@@ -28,16 +28,20 @@ describe('parseRequestsPerSecond', () => {
 });
 
 describe('redisBenchmarkArgs', () => {
-  it('asks for one connection, 16 in flight, the case’s value size and CSV', () => {
-    expect(
-      redisBenchmarkArgs({
-        binary: 'redis-benchmark',
-        url: 'redis://127.0.0.1:7001',
-        test: 'get',
-        requests: 200_000,
-        valueBytes: 16,
-      }).join(' '),
-    ).toBe('-h 127.0.0.1 -p 7001 -c 1 -P 16 -t get -n 200000 -d 16 --csv');
+  it('asks for one connection, the pipeline depth, the case’s value size and CSV', () => {
+    const options = {
+      binary: 'redis-benchmark',
+      url: 'redis://127.0.0.1:7001',
+      test: 'get',
+      requests: 200_000,
+      valueBytes: 16,
+    } as const;
+    expect(redisBenchmarkArgs({ ...options, pipeline: 16 }).join(' ')).toBe(
+      '-h 127.0.0.1 -p 7001 -c 1 -P 16 -t get -n 200000 -d 16 --csv',
+    );
+    expect(redisBenchmarkArgs({ ...options, pipeline: 100 }).join(' ')).toBe(
+      '-h 127.0.0.1 -p 7001 -c 1 -P 100 -t get -n 200000 -d 16 --csv',
+    );
   });
 });
 
@@ -77,6 +81,7 @@ describe.runIf(binary !== undefined)('redisBenchmarkRounds against a real server
       test: 'set',
       requests: 2_000,
       valueBytes: 16,
+      pipeline: 16,
     })(0);
     expect(round.passes).toBe(2_000);
     expect(round.elapsedMs).toBeGreaterThan(0);
