@@ -44,10 +44,10 @@ export const DEFAULT_MAX_AGGREGATE_LENGTH = 2 ** 32 - 1;
  * Decodes a stream of RESP2/RESP3 frames. Feed it every byte the server sends, in order, with
  * `write`; complete replies go to `onReply`, push frames to `onPush`, attributes to `onAttribute`.
  *
- * With `returnBuffers`, a string whose payload arrived inside one chunk is a zero-copy slice of
- * that chunk: it stays valid as long as the chunk's memory is not reused, so never write into a
- * buffer after passing it to `write` (Node socket chunks are never reused): the decoder also keeps
- * views of chunks holding an unfinished token or payload until it completes.
+ * The decoder keeps views of the chunks holding an unfinished token or payload until it
+ * completes, and with `returnBuffers` a string whose payload arrived inside one chunk is a
+ * zero-copy slice of that chunk. So never write into a chunk after passing it to `write` (Node
+ * socket chunks are never reused), unless `releaseInput()` has returned true since.
  *
  * A callback that throws makes `write` throw that error; the bytes after the delivered value are
  * kept and decoded by the next `write` (an empty chunk is enough to resume).
@@ -116,6 +116,19 @@ export class RespDecoder {
       }
       throw error;
     }
+  }
+
+  /**
+   * Copies every byte it still refers to in chunks given to `write` (an unfinished token or
+   * payload) into memory of its own, so the caller may write into those chunks again. Returns
+   * false, copying nothing, when it cannot promise that: with `returnBuffers` (replies are views
+   * of the chunks), inside a streamed string (its chunks are views too), or after a failure.
+   */
+  releaseInput(): boolean {
+    if (this.returnBuffers || this.failure !== null || this.values.inStreamedString) return false;
+    if (this.heldLength !== 0) this.held = [Buffer.concat(this.held, this.heldLength)];
+    this.payloads.release();
+    return true;
   }
 
   /** Forgets all state, including a failure, for use on a new connection. */

@@ -64,9 +64,7 @@ export class PayloadReader {
         this.span = null;
         return this.complete(extended, 0, count);
       }
-      this.collected = this.allocate(length + 2);
-      this.filled = span.copy(this.collected, 0);
-      this.span = null;
+      this.release();
     }
     const collected = this.collected;
     if (collected === null) {
@@ -80,6 +78,15 @@ export class PayloadReader {
     if (this.filled < length + 2) return -1;
     this.collected = null;
     return this.complete(collected, 0, pos + count);
+  }
+
+  /** Copies a payload still seen through the caller's chunk into memory of its own. */
+  release(): void {
+    const span = this.span;
+    if (span === null) return;
+    this.collected = this.allocate(this.length + 2);
+    this.filled = span.copy(this.collected, 0);
+    this.span = null;
   }
 
   private allocate(size: number): Buffer {

@@ -15,8 +15,8 @@ import { Connection, type ConnectionEvents } from './connection.js';
 import { SlabReader } from './slab-reader.js';
 import { openSocket, type TlsOption } from './socket.js';
 
-/** Slab size for string replies, which keep no view of the slab once decoded. */
-const SLAB_BYTES = 1024 * 1024;
+/** Slab size for string replies, which keep no view of the slab once decoded (so it is reused). */
+export const SLAB_BYTES = 1024 * 1024;
 /** With zero-copy Buffer replies, a retained reply pins its slab: keep that to a socket read's size. */
 const SMALL_SLAB_BYTES = 64 * 1024 + 16 * 1024;
 

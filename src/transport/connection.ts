@@ -69,7 +69,7 @@ export class Connection {
     this.decoder = new RespDecoder({ onReply: this.onReply, onPush: this.onPush, returnBuffers });
     this.timer = new DeadlineTimer(clock, this.onDeadline);
     if (reader === undefined) socket.on('data', this.onData);
-    else reader.attach(this.onData);
+    else reader.attach(this.onData, () => this.decoder.releaseInput());
     socket.on('drain', this.onSocketDrain);
     socket.on('error', this.onSocketError);
     socket.on('close', this.onSocketClose);

@@ -71,4 +71,42 @@ describe('payloads across chunks', () => {
     expect(error).toBeInstanceOf(RespireProtocolError);
     expect((error as RespireProtocolError).offset).toBe(header + payload.length);
   });
+
+  describe('releaseInput', () => {
+    function stringDecoder(replies: unknown[], returnBuffers = false): RespDecoder {
+      return new RespDecoder({ onReply: (value) => replies.push(value), onPush() {}, returnBuffers });
+    }
+    const text = 'é'.repeat(50_000) + 'x'.repeat(40_000);
+
+    it('copies out an unfinished payload and line, so the caller may overwrite its chunks', () => {
+      const frame = frameOf(Buffer.from(text));
+      for (const cut of [2, 5, 9, 70_000, frame.length - 5, frame.length - 1]) {
+        const replies: unknown[] = [];
+        const decoder = stringDecoder(replies);
+        // One slab, as the socket reader fills it: the cut falls inside the length line, the
+        // payload or the integer after it.
+        const slab = Buffer.from(frame);
+        decoder.write(slab.subarray(0, cut));
+        expect(decoder.releaseInput()).toBe(true);
+        const rest = Buffer.from(slab.subarray(cut));
+        slab.fill(0x2a);
+        // The rest lands at the start of the same memory, as a reused slab would have it.
+        rest.copy(slab);
+        decoder.write(slab.subarray(0, rest.length));
+        expect(replies).toEqual([[text, 7]]);
+      }
+    });
+
+    it('refuses, copying nothing, when replies are views of the chunks or a streamed string is open', () => {
+      expect(stringDecoder([], true).releaseInput()).toBe(false);
+      const decoder = stringDecoder([]);
+      decoder.write(Buffer.from('$?\r\n;3\r\nabc\r\n'));
+      expect(decoder.releaseInput()).toBe(false);
+      const replies: unknown[] = [];
+      const fresh = stringDecoder(replies);
+      expect(fresh.releaseInput()).toBe(true);
+      fresh.write(Buffer.from('+OK\r\n'));
+      expect(replies).toEqual(['OK']);
+    });
+  });
 });

@@ -37,4 +37,31 @@ describe('SlabReader', () => {
     read(reader, 1, 9);
     expect(seen).toEqual([[7, 7, 7], [8, 8], [9]]);
   });
+
+  it('writes a full slab again once its sink released it, and takes a new one when it cannot', () => {
+    const reader = new SlabReader(128 * 1024);
+    const chunks: Buffer[] = [];
+    let releasable = true;
+    let releases = 0;
+    reader.attach(
+      (chunk) => chunks.push(chunk),
+      () => {
+        releases++;
+        return releasable;
+      },
+    );
+    read(reader, 100 * 1024, 1);
+    // 28 KiB left, under the 64 KiB a read needs: the sink released the slab, so it starts over.
+    read(reader, 10, 2);
+    expect(releases).toBe(1);
+    expect(chunks[1]!.buffer).toBe(chunks[0]!.buffer);
+    expect(chunks[1]!.byteOffset).toBe(chunks[0]!.byteOffset);
+    read(reader, 100 * 1024, 3);
+    releasable = false;
+    read(reader, 10, 4);
+    expect(releases).toBe(2);
+    expect(chunks[3]!.buffer).not.toBe(chunks[2]!.buffer);
+    // The slab it could not release keeps its bytes.
+    expect(chunks[2]!.every((byte) => byte === 3)).toBe(true);
+  });
 });
