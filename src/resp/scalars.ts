@@ -26,7 +26,9 @@ export function utf8Text(buf: Buffer, start: number, end: number): string {
     if (text !== undefined) return text;
   } else if (length >= LONG_TEXT_MIN && isAscii(buf.subarray(start, end))) {
     // Latin-1, not asciiSlice: for ASCII bytes the same string, without a second ASCII scan.
-    return asciiText(buf, start, end);
+    // Called directly: through asciiText, V8 stopped inlining utf8Text into the decoder's loop
+    // (mixed small replies 5% slower).
+    return (buf as SlicingBuffer).latin1Slice(start, end);
   }
   return (buf as SlicingBuffer).utf8Slice(start, end);
 }
