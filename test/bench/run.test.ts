@@ -159,6 +159,11 @@ describe('a quick run of every isolated suite, compiled as npm run bench runs it
     ]);
     expect(clientsOf('GET 1 KiB, Promise.all of 100')).toEqual(everyClient);
     expect(clientsOf('GET 100 KiB, Promise.all of 100')).toEqual(everyClient);
+    expect(clientsOf('GET 100 KiB, Promise.all of 100, replies kept a pass')).toEqual([
+      'respire',
+      'ioredis',
+      'node-redis',
+    ]);
 
     const written = JSON.parse(await readFile(out, 'utf8')) as BenchReport;
     expect(written).toEqual(printed);
