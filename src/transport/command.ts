@@ -136,8 +136,7 @@ export class Command<T = RespValue> implements AbortTarget {
   }
 
   resolve(value: T): void {
-    if (this.state === CommandState.Settled) return;
-    this.finish();
+    if (this.state === CommandState.Settled || !this.finish()) return;
     this.settleResolve(value);
     this.observer?.commandSettled(this as Command<unknown>, false, value);
   }
@@ -146,8 +145,7 @@ export class Command<T = RespValue> implements AbortTarget {
     // Before the settled check: a fire-and-forget command settled at its write still reports a
     // transport failure of its reply slot (seed 000 "Standalone fire-and-forget").
     if (this.gate !== undefined) this.reportHealth(healthOf(error));
-    if (this.state === CommandState.Settled) return;
-    this.finish();
+    if (this.state === CommandState.Settled || !this.finish()) return;
     this.errorSink?.(error);
     this.settleReject(error);
     this.observer?.commandSettled(this as Command<unknown>, true, error);
@@ -178,10 +176,16 @@ export class Command<T = RespValue> implements AbortTarget {
     gate.complete(this as Command<unknown>, health);
   }
 
-  private finish(): void {
-    const discarded = this.discardReply;
+  /**
+   * Marks the command settled. Returns false when its caller was already told, by onAbort after
+   * the write: the promise, error sink and observer then hear nothing more (a batch counts each
+   * entry once), whatever ends the owed reply (the reply, a connection loss, its deadline).
+   */
+  private finish(): boolean {
     this.state = CommandState.Settled;
-    if (!discarded) this.removeListener();
+    if (this.discardReply) return false;
+    this.removeListener();
+    return true;
   }
 
   private removeListener(): void {
