@@ -24,10 +24,6 @@ export class Notifier<Args extends unknown[]> {
     };
   }
 
-  get hasListeners(): boolean {
-    return this.listeners.length > 0;
-  }
-
   emit(...args: Args): void {
     if (this.listeners.length === 0) return;
     this.queue.push(args);
