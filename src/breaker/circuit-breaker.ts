@@ -136,16 +136,8 @@ export class CircuitBreaker {
   check(): number {
     const state = this.current;
     if (state.name === 'closed') return 0;
-    if (state.name === 'half_open') {
-      return state.probesInFlight + state.probeSuccesses < this.options.halfOpenProbeCount
-        ? 0
-        : AdmitRejection.ProbesFull;
-    }
-    this.readClock();
-    const now = this.time[0]!;
-    if (now >= state.openUntil) return 0;
-    this.retryAfterMs = Math.max(1, Math.ceil(state.openUntil - now));
-    return AdmitRejection.Open;
+    if (state.name === 'half_open') return this.probesFull(state) ? AdmitRejection.ProbesFull : 0;
+    return this.openRejection(state);
   }
 
   /**
@@ -199,19 +191,13 @@ export class CircuitBreaker {
   /** Open: reject until the deadline, then become half-open lazily, this attempt being a probe (BREAKER.md 8, 9). */
   private admitWhileNotClosed(state: OpenState | HalfOpenState): number {
     if (state.name === 'half_open') {
-      if (state.probesInFlight + state.probeSuccesses >= this.options.halfOpenProbeCount) {
-        return AdmitRejection.ProbesFull;
-      }
+      if (this.probesFull(state)) return AdmitRejection.ProbesFull;
       const ticket = this.slots.issue(state.generation);
       state.probesInFlight++;
       return ticket;
     }
-    this.readClock();
-    const now = this.time[0]!;
-    if (now < state.openUntil) {
-      this.retryAfterMs = Math.max(1, Math.ceil(state.openUntil - now));
-      return AdmitRejection.Open;
-    }
+    const rejection = this.openRejection(state);
+    if (rejection !== 0) return rejection;
     const halfOpen = new HalfOpenState(nextGeneration(state.generation));
     // The probe is taken before listeners run, so a re-entrant listener cannot take its slot.
     const ticket = this.slots.issue(halfOpen.generation);
@@ -219,6 +205,23 @@ export class CircuitBreaker {
     this.current = halfOpen;
     this.transitions.emit('open', 'half_open');
     return ticket;
+  }
+
+  /** Whether every probe slot of the half-open round is taken (BREAKER.md 9). */
+  private probesFull(state: HalfOpenState): boolean {
+    return state.probesInFlight + state.probeSuccesses >= this.options.halfOpenProbeCount;
+  }
+
+  /**
+   * Reads the clock: `AdmitRejection.Open`, with `retryAfterMs = max(1, ceil(openUntil - now))`,
+   * before the deadline (BREAKER.md 13); 0 once it has passed.
+   */
+  private openRejection(state: OpenState): number {
+    this.readClock();
+    const now = this.time[0]!;
+    if (now >= state.openUntil) return 0;
+    this.retryAfterMs = Math.max(1, Math.ceil(state.openUntil - now));
+    return AdmitRejection.Open;
   }
 
   /** Record, then run the trip test on a failure (BREAKER.md 1-3, 6). */
