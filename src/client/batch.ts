@@ -10,6 +10,8 @@ import { prepareCommand } from './prepare-command.js';
 export interface BatchDispatcher {
   /** Reply deadline of an entry whose options give none (`commandTimeout`), ms. */
   readonly commandTimeout: number;
+  /** Told what each entry's caller receives (the client's `redis.client.errors`). */
+  readonly errorSink: ((error: unknown) => void) | undefined;
   /**
    * Sends the records in order, synchronously: the pipelined ones go into the shared connection's
    * send queue back to back, so no other command of the client lands between them and they leave
@@ -78,7 +80,7 @@ export class Batch extends Commander implements SettleObserver {
       options,
       flags,
       this.dispatcher.commandTimeout,
-      undefined,
+      this.dispatcher.errorSink,
       this,
       index,
     );

@@ -53,18 +53,21 @@ export class RespireClient extends Commander {
   /** How batches send their entries: contiguously, in one go (batch.ts). */
   private readonly batchDispatcher: BatchDispatcher;
   private readonly telemetry: ClientTelemetry;
+  /** `redis.client.errors`: told what a caller received; none without that metric. */
+  private readonly errorSink: ((error: unknown) => void) | undefined;
   /** The endpoint's circuit, shared by every channel; none without `circuitBreaker` (no per-command work). */
   private readonly gate: CircuitGate | undefined;
 
   private constructor(private readonly options: ResolvedOptions) {
     super();
     this.telemetry = options.meter === null ? ClientTelemetry.disabled : new ClientTelemetry(options);
+    this.errorSink = this.telemetry.errorMetrics ? this.reportError : undefined;
     const gate =
       options.circuitBreaker === null
         ? undefined
         : new CircuitGate({ ...options, circuitBreaker: options.circuitBreaker, telemetry: this.telemetry });
     this.gate = gate;
-    const channelOptions: ChannelOptions = { ...options, tls: options.tls, gate };
+    const channelOptions: ChannelOptions = { ...options, gate };
     // diagnostics.ts: `respire:connection:connect` for the shared connection.
     const connections = observeConnections(options.endpoint, 'shared');
     this.main = new Channel({
@@ -80,13 +83,9 @@ export class RespireClient extends Commander {
     this.sessions = new WatchSessions(this.sessionPool(), options.commandTimeout);
     this.batchDispatcher = {
       commandTimeout: options.commandTimeout,
+      errorSink: this.errorSink,
       dispatch: (commands) => {
-        for (const command of commands) {
-          if (command.settled) continue;
-          // redis.client.errors: what each batch entry's caller receives.
-          if (this.telemetry.errorMetrics) command.errorSink = this.reportError;
-          this.route(command);
-        }
+        for (const command of commands) if (!command.settled) this.route(command);
       },
     };
     this.subscriber = new Subscriber({ channel: channelOptions, commandTimeout: options.commandTimeout });
@@ -123,17 +122,11 @@ export class RespireClient extends Commander {
     flags = 0,
   ): Promise<T> {
     if (this.options.retryAttempts <= 1) {
-      return this.callOnce(
-        args,
-        transform,
-        options,
-        flags,
-        this.telemetry.errorMetrics ? this.reportError : undefined,
-      );
+      return this.callOnce(args, transform, options, flags, this.errorSink);
     }
     // With retries only the last attempt's error reaches the caller, so only it is counted.
     const promise = this.callWithRetry(args, transform, options, flags);
-    if (this.telemetry.errorMetrics) promise.catch(this.reportError);
+    if (this.errorSink !== undefined) promise.catch(this.errorSink);
     return promise;
   }
 
@@ -186,7 +179,7 @@ export class RespireClient extends Commander {
       commandTimeout: this.options.commandTimeout,
       watched: false,
       tracker: this.transactions,
-      onError: this.telemetry.errorMetrics ? this.reportError : undefined,
+      onError: this.errorSink,
     });
   }
 
