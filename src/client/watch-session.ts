@@ -17,7 +17,6 @@ import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
 import { Transaction } from './multi.js';
 import { prepareCommand } from './prepare-command.js';
-import type { TransactionTarget } from './transaction-run.js';
 
 /** The dedicated connections sessions borrow (DedicatedPool). */
 export interface SessionPool {
@@ -82,7 +81,6 @@ export class WatchSession extends Commander implements AsyncDisposable {
   private ending: Promise<void> | undefined;
   /** `exec()` of the session's transaction was called: no further commands. */
   private committing = false;
-  private readonly target: TransactionTarget;
 
   /** @internal Use `redis.watch(keys)`. */
   constructor(
@@ -92,13 +90,6 @@ export class WatchSession extends Commander implements AsyncDisposable {
     private readonly registry: Set<WatchSession>,
   ) {
     super();
-    this.target = {
-      endpoint: channel.endpoint,
-      get current() {
-        return channel.current;
-      },
-      enqueue: (command) => channel.enqueue(command),
-    };
   }
 
   /** Whether the session still holds its connection and takes commands. */
@@ -126,7 +117,7 @@ export class WatchSession extends Commander implements AsyncDisposable {
   multi(): Transaction<null> {
     if (!this.active) throw endedError();
     return new Transaction<null>({
-      target: this.target,
+      target: this.channel,
       commandTimeout: this.commandTimeout,
       watched: true,
       begin: () => {
