@@ -88,13 +88,12 @@ export class Connection {
   /**
    * Writes commands from `queue` until it is empty or the socket asks to drain. A command crosses
    * from queued to written when it is encoded into a socket write; settled (aborted) ones are
-   * dropped unsent. Returns how many were written.
+   * dropped unsent.
    */
-  writeFrom(queue: RingQueue<Command<unknown>>, gate: AdmissionGate | undefined): number {
-    if (!this.writable) return 0;
+  writeFrom(queue: RingQueue<Command<unknown>>, gate: AdmissionGate | undefined): void {
+    if (!this.writable) return;
     const now = this.clock.now();
     const encoder = this.encoder;
-    let written = 0;
     for (let command = queue.shift(); command !== undefined; command = queue.shift()) {
       if (command.state === CommandState.Settled) continue;
       // A command admitted while it waited for a connection (a half-open probe) keeps that admission.
@@ -123,14 +122,12 @@ export class Connection {
         continue;
       }
       this.track(command, now);
-      written++;
       if (encoder.byteLength >= WRITE_CHUNK_BYTES && !this.writeEncoded()) {
         this.waitingForDrain = true;
         break;
       }
     }
     if (encoder.byteLength > 0 && !this.writeEncoded()) this.waitingForDrain = true;
-    return written;
   }
 
   /**
