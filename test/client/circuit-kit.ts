@@ -3,19 +3,19 @@
 // or on the circuit's own open deadline, and a meter that records every measurement.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import { afterEach, expect } from 'vitest';
+import { expect } from 'vitest';
 import type { ClientCircuit } from '../../src/client/circuit-gate.js';
 import type { RespireCounter, RespireMeter, RespireMetricAttributes } from '../../src/client/metrics.js';
 import {
   RespireCircuitOpenError,
-  RespireClient,
+  type RespireClient,
   RespireConnectionError,
   type RespireOptions,
 } from '../../src/index.js';
-import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
+import type { FaultProxy } from '../kit/fault-proxy.js';
 import type { RedisServer } from '../kit/redis-server.js';
 import { encodePipeline } from '../kit/resp-wire.js';
-import { type Outcome, outcome } from './support.js';
+import { type Outcome, outcome, useTestClients } from './support.js';
 
 export { type Outcome, outcome };
 
@@ -36,41 +36,28 @@ export interface CircuitRig {
   readonly circuit: ClientCircuit;
 }
 
-/** Opens clients behind fresh proxies; everything opened is destroyed after each test. */
+/** Opens clients behind fresh proxies (support.ts's useTestClients); all destroyed after each test. */
 export function useCircuitRigs(server: RedisServer) {
-  const clients: RespireClient[] = [];
-  const proxies: FaultProxy[] = [];
-  afterEach(async () => {
-    for (const client of clients.splice(0)) client.destroy();
-    await Promise.all(proxies.splice(0).map((proxy) => proxy.stop()));
-  });
+  const clients = useTestClients(server);
   return {
     /** `options.circuitBreaker` is laid over FAST_CIRCUIT; given as null or undefined, it is kept. */
     async open(options: Partial<RespireOptions> = {}): Promise<CircuitRig> {
-      const proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
-      proxies.push(proxy);
       const given = options.circuitBreaker;
       const circuitBreaker =
         'circuitBreaker' in options && (given === null || given === undefined)
           ? given
           : { ...FAST_CIRCUIT, ...given };
-      const client = await RespireClient.connect({
-        endpoints: [{ host: proxy.host, port: proxy.port }],
+      const { client, proxy } = await clients.proxied({
         commandTimeout: 2_000,
         connectTimeout: 500,
         reconnect: () => 10,
         ...options,
         circuitBreaker,
       });
-      clients.push(client);
       return { client, proxy, circuit: client.circuit! };
     },
     /** A client straight to the server, for the test's own reads and writes. */
-    async direct(): Promise<RespireClient> {
-      const client = await RespireClient.connect({ endpoints: [{ host: server.host, port: server.port }] });
-      clients.push(client);
-      return client;
-    },
+    direct: (): Promise<RespireClient> => clients.open(),
   };
 }
 
@@ -185,11 +172,13 @@ export interface Measurement {
   readonly attributes: RespireMetricAttributes | undefined;
 }
 
-/** A meter that keeps every measurement of every counter it created. */
+/** A meter that keeps every counter it created and every measurement of each. */
 export class RecordingMeter implements RespireMeter {
+  readonly instruments: { name: string; unit: string | undefined }[] = [];
   readonly measurements: Measurement[] = [];
 
-  createCounter(name: string): RespireCounter {
+  createCounter(name: string, options?: { unit?: string }): RespireCounter {
+    this.instruments.push({ name, unit: options?.unit });
     return {
       add: (value, attributes) => {
         this.measurements.push({ instrument: name, value, attributes });
@@ -197,10 +186,15 @@ export class RecordingMeter implements RespireMeter {
     };
   }
 
+  /** The measurements recorded on `instrument`, in order. */
+  of(instrument: string): Measurement[] {
+    return this.measurements.filter((m) => m.instrument === instrument);
+  }
+
   /** Sum of the values recorded on `instrument`. */
   total(instrument: string): number {
     let sum = 0;
-    for (const m of this.measurements) if (m.instrument === instrument) sum += m.value;
+    for (const m of this.of(instrument)) sum += m.value;
     return sum;
   }
 }

@@ -10,16 +10,16 @@ import {
   type CircuitTransitionDiagnostic,
   DiagnosticChannels,
   RespireCircuitOpenError,
-  RespireClient,
+  type RespireClient,
   RespireConnectionError,
-  type RespireMeter,
   RespireMetricGroups,
-  type RespireOptions,
   RespireServerError,
 } from '../../src/index.js';
-import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
+import type { FaultProxy } from '../kit/fault-proxy.js';
 import { encodePipeline } from '../kit/resp-wire.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { RecordingMeter } from './circuit-kit.js';
+import { useTestClients } from './support.js';
 
 const server = useRedisServer();
 
@@ -27,30 +27,6 @@ const KEY = 'metrics:secret-key:42';
 const VALUE = 'secret-value-42';
 const OPEN_MS = 60_000;
 const LIBRARY = 'Respire:0.1.0';
-
-interface Measurement {
-  instrument: string;
-  value: number;
-  attributes: Readonly<Record<string, string | number>>;
-}
-
-class RecordingMeter implements RespireMeter {
-  readonly instruments: { name: string; unit: string | undefined }[] = [];
-  readonly measurements: Measurement[] = [];
-
-  createCounter(name: string, options?: { unit?: string }) {
-    this.instruments.push({ name, unit: options?.unit });
-    return {
-      add: (value: number, attributes?: Readonly<Record<string, string | number>>) => {
-        this.measurements.push({ instrument: name, value, attributes: attributes ?? {} });
-      },
-    };
-  }
-
-  of(instrument: string): Measurement[] {
-    return this.measurements.filter((m) => m.instrument === instrument);
-  }
-}
 
 /** Real time plus a jump the test controls: the open delay passes without waiting for it. */
 class JumpClock {
@@ -63,28 +39,15 @@ class JumpClock {
   }
 }
 
-const clients: RespireClient[] = [];
-const proxies: FaultProxy[] = [];
-const listeners: ((message: unknown) => void)[] = [];
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.destroy();
-  for (const listener of listeners.splice(0)) unsubscribe(DiagnosticChannels.circuitTransition, listener);
-  await Promise.all(proxies.splice(0).map((proxy) => proxy.stop()));
+const { proxied: open } = useTestClients(server, {
+  commandTimeout: 5_000,
+  connectTimeout: 500,
+  reconnect: () => 10,
 });
-
-async function open(options: Partial<RespireOptions>): Promise<{ client: RespireClient; proxy: FaultProxy }> {
-  const proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
-  proxies.push(proxy);
-  const client = await RespireClient.connect({
-    endpoints: [{ host: proxy.host, port: proxy.port }],
-    commandTimeout: 5_000,
-    connectTimeout: 500,
-    reconnect: () => 10,
-    ...options,
-  });
-  clients.push(client);
-  return { client, proxy };
-}
+const listeners: ((message: unknown) => void)[] = [];
+afterEach(() => {
+  for (const listener of listeners.splice(0)) unsubscribe(DiagnosticChannels.circuitTransition, listener);
+});
 
 /** Every circuit transition of the proxy's endpoint, from the diagnostics channel, as `from>to`. */
 function transitionsOf(proxy: FaultProxy): { seen: string[]; next(to: string): Promise<void> } {
@@ -152,7 +115,7 @@ describe('metrics of a client with a circuit breaker', () => {
     // redis.client.errors counts what each caller received: the command and every batch entry.
     const openErrors = meter
       .of('redis.client.errors')
-      .filter((m) => m.attributes['error.type'] === 'RespireCircuitOpenError');
+      .filter((m) => m.attributes?.['error.type'] === 'RespireCircuitOpenError');
     expect(openErrors).toHaveLength(4);
     const tx = client.multi();
     tx.set(KEY, 'other');
@@ -161,7 +124,9 @@ describe('metrics of a client with a circuit breaker', () => {
     expect(rejections()).toBe(5);
     // …and what exec()'s caller received.
     expect(
-      meter.of('redis.client.errors').filter((m) => m.attributes['error.type'] === 'RespireCircuitOpenError'),
+      meter
+        .of('redis.client.errors')
+        .filter((m) => m.attributes?.['error.type'] === 'RespireCircuitOpenError'),
     ).toHaveLength(5);
 
     // Heal, let the open delay pass, and the probe closes the circuit.
@@ -191,7 +156,7 @@ describe('metrics of a client with a circuit breaker', () => {
     for (const m of meter.of('respire.circuit.rejections')) {
       expect(m).toEqual({ instrument: 'respire.circuit.rejections', value: 1, attributes: common });
     }
-    const errorTypes = meter.of('redis.client.errors').map((m) => m.attributes['error.type']);
+    const errorTypes = meter.of('redis.client.errors').map((m) => m.attributes?.['error.type']);
     expect(errorTypes).toEqual(
       expect.arrayContaining(['WRONGTYPE', 'RespireConnectionError', 'RespireCircuitOpenError']),
     );
