@@ -17,9 +17,10 @@ const FREE = -1;
  * storing one in a command record allocates nothing. Completing a ticket frees its slot and bumps
  * the slot's serial, so completing it again, or completing a ticket never issued, matches nothing
  * and is a no-op. Free slots are reused oldest-freed first, so a slot's serial comes round again
- * only after 2048 reuses of that slot, that is at least 2048 × 16 admissions; a caller that keeps
- * tickets should still forget one once it is completed. Slots grow by doubling (amortised, the
- * only allocation).
+ * only after 2048 reuses of that slot: 2048 × (free slots) admissions, so 2048 × 16 or more when
+ * nothing else is in flight, but as few as 2048 while every other slot is held. A caller that keeps
+ * tickets must forget one once it is completed. Slots grow by doubling (amortised, the only
+ * allocation).
  */
 export class AdmissionSlots {
   private serials = new Int32Array(INITIAL_SLOTS);

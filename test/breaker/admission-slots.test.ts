@@ -47,6 +47,20 @@ describe('AdmissionSlots', () => {
     expect(wrong).toBe(0);
   });
 
+  it('reuses a lone free slot at once, so its serial comes round after 2048 reuses', () => {
+    const slots = new AdmissionSlots();
+    for (let i = 0; i < 15; i++) slots.issue(0); // every other slot of the initial 16 is held
+    const old = slots.issue(1);
+    slots.redeem(old);
+    for (let reuse = 1; reuse < 2_048; reuse++) {
+      const ticket = slots.issue(1);
+      expect(ticket & (MAX_ADMISSIONS_IN_FLIGHT - 1)).toBe(old & (MAX_ADMISSIONS_IN_FLIGHT - 1));
+      expect(ticket).not.toBe(old);
+      slots.redeem(ticket);
+    }
+    expect(slots.issue(1)).toBe(old); // why a caller must forget a completed ticket
+  });
+
   it('grows past the initial table and keeps every ticket valid', () => {
     const slots = new AdmissionSlots();
     const tickets = Array.from({ length: 1_000 }, (_, i) => slots.issue(i));
