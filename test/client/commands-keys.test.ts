@@ -99,6 +99,17 @@ describe.each(PROTOCOLS)('key helpers over RESP%i', (protocol) => {
     await expect(redis.exists([])).rejects.toThrow(TypeError);
   });
 
+  it('takes more keys than a spread call can pass', async () => {
+    // push(...keys) overflows the stack at about 100k arguments; the helpers append one by one.
+    const keys = Array.from({ length: 250_000 }, (_, i) => `k${i}`);
+    await redis.set('k7', 'v');
+    expect(await redis.exists(keys)).toBe(1);
+    expect((await redis.mget(keys)).filter((value) => value !== null)).toEqual(['v']);
+    expect(await redis.del(keys)).toBe(1);
+    await redis.rpush('k9', 'x');
+    expect(await redis.lmpop(keys, 'LEFT')).toEqual({ key: 'k9', elements: ['x'] });
+  });
+
   it('returns binary keys as Buffers with returnBuffers', () =>
     withBufferClient(server, protocol, async (binary) => {
       const key = Buffer.from([0xfe, 0x00, 0x41]);

@@ -1,4 +1,4 @@
-// Call shapes several command families share: a key list, a non-empty list of values, an optional
+// Call shapes several command families share: a non-empty list of keys or values, an optional
 // count (one reply without it, a list with it) and a blocking pop over keys. Each validates before
 // sending and turns a bad argument into a rejected promise (see ./arguments.ts); the family passes
 // the command name, its reply transforms and its limits.
@@ -6,44 +6,27 @@ import type { RespArgument } from '../../resp/encoder.js';
 import { CommandFlags, type CommandOptions, type ReplyTransform } from '../../transport/command.js';
 import { integerArgument, keyList, numberArgument, type RedisInput, type RedisKeys } from './arguments.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
-import { asInteger, asNullableValue, asValues } from './reply.js';
+import { asNullableValue, asValues } from './reply.js';
 
 /**
- * `head key…` (DEL, SINTER, SINTERSTORE destination, HDEL key…): the keys appended to `head`; the
- * helper named in errors is the lower-cased command.
+ * `head item…` (DEL key…, HDEL key field…, SADD key member…, XACK key group id…): one item, or a
+ * non-empty array of them, appended to `head`; `noun` names them in the error, after the
+ * lower-cased command. Appended one at a time: `push(...items)` overflows the stack past about
+ * 100k items, which DEL and MGET can take.
  */
-export function keysCall<T>(
+export function itemsCall<T>(
   caller: CommandCaller,
   head: RespArgument[],
-  keys: RedisKeys,
+  items: RedisInput | readonly RedisInput[],
+  noun: string,
   transform: ReplyTransform<T>,
   options: CommandOptions | undefined,
 ): Promise<T> {
-  try {
-    head.push(...keyList(String(head[0]).toLowerCase(), keys));
-  } catch (error) {
-    return Promise.reject(error);
-  }
+  if (!Array.isArray(items)) head.push(items as RedisInput);
+  else if (items.length === 0) {
+    return Promise.reject(new TypeError(`${String(head[0]).toLowerCase()}: ${noun} must not be empty`));
+  } else for (const item of items as readonly RedisInput[]) head.push(item);
   return caller.call(head, transform, options);
-}
-
-/**
- * `NAME key value…` answering a count (LPUSH, SADD, ZREM): one value or an array of them, which
- * must not be empty; `noun` names them in the error (`elements`, `members`).
- */
-export function valuesCall(
-  caller: CommandCaller,
-  name: string,
-  key: RedisArgument,
-  values: unknown,
-  noun: string,
-  options: CommandOptions | undefined,
-): Promise<number> {
-  const list = Array.isArray(values) ? values : [values];
-  if (list.length === 0) {
-    return Promise.reject(new TypeError(`${name.toLowerCase()}: ${noun} must not be empty`));
-  }
-  return caller.call([name, key, ...(list as RedisInput[])], asInteger, options);
 }
 
 /** How a command with an optional count answers, and the smallest count it takes. */

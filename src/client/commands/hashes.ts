@@ -9,7 +9,7 @@ import {
   type RedisKeys,
   type RedisPairs,
 } from './arguments.js';
-import { countedCall, keysCall, SAMPLED_VALUES } from './call-shapes.js';
+import { countedCall, itemsCall, SAMPLED_VALUES } from './call-shapes.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
 import {
   asBoolean,
@@ -120,13 +120,13 @@ export const hashCommands: ThisType<CommandCaller> & HashCommands<RedisValue> = 
     return this.call(['HGET', key, field], asNullableValue, options);
   },
   hmget(key, fields, options) {
-    return keysCall(this, ['HMGET', key], fields, asNullableValues, options);
+    return itemsCall(this, ['HMGET', key], fields, 'fields', asNullableValues, options);
   },
   hgetall(key, options) {
     return this.call(['HGETALL', key], asRecord, options);
   },
   hdel(key, fields, options) {
-    return keysCall(this, ['HDEL', key], fields, asInteger, options);
+    return itemsCall(this, ['HDEL', key], fields, 'fields', asInteger, options);
   },
   hexists(key, field, options) {
     return this.call(['HEXISTS', key, field], asBoolean, options);

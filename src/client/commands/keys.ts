@@ -9,7 +9,7 @@ import {
   integerOption,
   type RedisKeys,
 } from './arguments.js';
-import { keysCall } from './call-shapes.js';
+import { itemsCall } from './call-shapes.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
 import { asBoolean, asInteger, asNullableValue, asOk, asString, type RedisValue } from './reply.js';
 
@@ -100,16 +100,16 @@ function expireCall(
 
 export const keyCommands: ThisType<CommandCaller> & KeyCommands<RedisValue> = {
   del(keys, options) {
-    return keysCall(this, ['DEL'], keys, asInteger, options);
+    return itemsCall(this, ['DEL'], keys, 'keys', asInteger, options);
   },
   unlink(keys, options) {
-    return keysCall(this, ['UNLINK'], keys, asInteger, options);
+    return itemsCall(this, ['UNLINK'], keys, 'keys', asInteger, options);
   },
   exists(keys, options) {
-    return keysCall(this, ['EXISTS'], keys, asInteger, options);
+    return itemsCall(this, ['EXISTS'], keys, 'keys', asInteger, options);
   },
   touch(keys, options) {
-    return keysCall(this, ['TOUCH'], keys, asInteger, options);
+    return itemsCall(this, ['TOUCH'], keys, 'keys', asInteger, options);
   },
   expire(key, seconds, options) {
     return expireCall(this, 'EXPIRE', key, seconds, options);

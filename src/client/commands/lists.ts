@@ -12,7 +12,7 @@ import {
   type RedisKeys,
   wordArgument,
 } from './arguments.js';
-import { blockingKeysCall, countedCall, POPPED_VALUES, valuesCall } from './call-shapes.js';
+import { blockingKeysCall, countedCall, itemsCall, POPPED_VALUES } from './call-shapes.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
 import {
   asInteger,
@@ -159,7 +159,9 @@ function multiPopArguments(
   options?: PopCountOptions,
 ) {
   const list = keyList(helper, keys);
-  args.push(list.length, ...list, wordArgument(helper, 'from', from, ENDS));
+  args.push(list.length);
+  for (const key of list) args.push(key);
+  args.push(wordArgument(helper, 'from', from, ENDS));
   if (options !== undefined) {
     checkOptionKeys(helper, options, ['COUNT']);
     if (options.COUNT !== undefined) args.push('COUNT', integerOption(helper, 'COUNT', options.COUNT, 1));
@@ -195,10 +197,10 @@ function moveCall(
 
 export const listCommands: ThisType<CommandCaller> & ListCommands<RedisValue> = {
   lpush(key, values, options) {
-    return valuesCall(this, 'LPUSH', key, values, 'elements', options);
+    return itemsCall(this, ['LPUSH', key], values, 'elements', asInteger, options);
   },
   rpush(key, values, options) {
-    return valuesCall(this, 'RPUSH', key, values, 'elements', options);
+    return itemsCall(this, ['RPUSH', key], values, 'elements', asInteger, options);
   },
   lpop(key: RedisArgument, countOrOptions?: number | CommandOptions, options?: CommandOptions) {
     return countedCall(this, 'LPOP', POPPED_VALUES, key, countOrOptions, options);

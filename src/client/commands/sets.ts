@@ -4,7 +4,7 @@
 import type { RespArgument } from '../../resp/encoder.js';
 import type { CommandOptions } from '../../transport/command.js';
 import { checkOptionKeys, integerOption, keyList, type RedisInput, type RedisKeys } from './arguments.js';
-import { countedCall, keysCall, POPPED_VALUES, SAMPLED_VALUES, valuesCall } from './call-shapes.js';
+import { countedCall, itemsCall, POPPED_VALUES, SAMPLED_VALUES } from './call-shapes.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
 import { asBoolean, asBooleans, asInteger, asValues, type RedisValue } from './reply.js';
 
@@ -66,10 +66,10 @@ export interface SetCommands<V extends RedisValue = string> {
 
 export const setCommands: ThisType<CommandCaller> & SetCommands<RedisValue> = {
   sadd(key, members, options) {
-    return valuesCall(this, 'SADD', key, members, 'members', options);
+    return itemsCall(this, ['SADD', key], members, 'members', asInteger, options);
   },
   srem(key, members, options) {
-    return valuesCall(this, 'SREM', key, members, 'members', options);
+    return itemsCall(this, ['SREM', key], members, 'members', asInteger, options);
   },
   smembers(key, options) {
     return this.call(['SMEMBERS', key], asValues, options);
@@ -78,7 +78,7 @@ export const setCommands: ThisType<CommandCaller> & SetCommands<RedisValue> = {
     return this.call(['SISMEMBER', key, member], asBoolean, options);
   },
   smismember(key, members, options) {
-    return keysCall(this, ['SMISMEMBER', key], members as RedisKeys, asBooleans, options);
+    return itemsCall(this, ['SMISMEMBER', key], members, 'members', asBooleans, options);
   },
   scard(key, options) {
     return this.call(['SCARD', key], asInteger, options);
@@ -90,22 +90,22 @@ export const setCommands: ThisType<CommandCaller> & SetCommands<RedisValue> = {
     return countedCall(this, 'SRANDMEMBER', SAMPLED_VALUES, key, countOrOptions, options);
   },
   sinter(keys, options) {
-    return keysCall(this, ['SINTER'], keys, asValues, options);
+    return itemsCall(this, ['SINTER'], keys, 'keys', asValues, options);
   },
   sunion(keys, options) {
-    return keysCall(this, ['SUNION'], keys, asValues, options);
+    return itemsCall(this, ['SUNION'], keys, 'keys', asValues, options);
   },
   sdiff(keys, options) {
-    return keysCall(this, ['SDIFF'], keys, asValues, options);
+    return itemsCall(this, ['SDIFF'], keys, 'keys', asValues, options);
   },
   sinterstore(destination, keys, options) {
-    return keysCall(this, ['SINTERSTORE', destination], keys, asInteger, options);
+    return itemsCall(this, ['SINTERSTORE', destination], keys, 'keys', asInteger, options);
   },
   sunionstore(destination, keys, options) {
-    return keysCall(this, ['SUNIONSTORE', destination], keys, asInteger, options);
+    return itemsCall(this, ['SUNIONSTORE', destination], keys, 'keys', asInteger, options);
   },
   sdiffstore(destination, keys, options) {
-    return keysCall(this, ['SDIFFSTORE', destination], keys, asInteger, options);
+    return itemsCall(this, ['SDIFFSTORE', destination], keys, 'keys', asInteger, options);
   },
   sintercard(keys, options) {
     let args: RespArgument[];

@@ -12,7 +12,7 @@ import {
   type RedisKeys,
   scoreArgument,
 } from './arguments.js';
-import { blockingKeysCall, type CountedReply, countedCall, valuesCall } from './call-shapes.js';
+import { blockingKeysCall, type CountedReply, countedCall, itemsCall } from './call-shapes.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
 import {
   asDouble,
@@ -208,10 +208,7 @@ export const sortedSetCommands: ThisType<CommandCaller> & SortedSetCommands<Redi
     return this.call(['ZSCORE', key, member], asNullableDouble, options);
   },
   zmscore(key, members, options) {
-    if (!Array.isArray(members) || members.length === 0) {
-      return Promise.reject(new TypeError('zmscore: members must be a non-empty array'));
-    }
-    return this.call(['ZMSCORE', key, ...members], asNullableDoubles, options);
+    return itemsCall(this, ['ZMSCORE', key], members, 'members', asNullableDoubles, options);
   },
   zrank(key, member, options) {
     return this.call(['ZRANK', key, member], asNullableInteger, options);
@@ -220,7 +217,7 @@ export const sortedSetCommands: ThisType<CommandCaller> & SortedSetCommands<Redi
     return this.call(['ZREVRANK', key, member], asNullableInteger, options);
   },
   zrem(key, members, options) {
-    return valuesCall(this, 'ZREM', key, members, 'members', options);
+    return itemsCall(this, ['ZREM', key], members, 'members', asInteger, options);
   },
   zcard(key, options) {
     return this.call(['ZCARD', key], asInteger, options);

@@ -4,6 +4,7 @@ import type { RespArgument } from '../../resp/encoder.js';
 import type { RespValue } from '../../resp/types.js';
 import { CommandFlags, type CommandOptions } from '../../transport/command.js';
 import { checkOptionKeys, flagOption, integerOption } from './arguments.js';
+import { itemsCall } from './call-shapes.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
 import {
   asBoolean,
@@ -177,10 +178,7 @@ export const streamGroupCommands: ThisType<CommandCaller> & StreamGroupCommands<
     return this.call(args, asXReadGroup, options, flags);
   },
   xack(key, group, ids, options) {
-    const list = typeof ids === 'string' ? [ids] : ids;
-    if (!Array.isArray(list) || list.length === 0)
-      return Promise.reject(new TypeError('xack: ids must not be empty'));
-    return this.call(['XACK', key, group, ...list], asInteger, options);
+    return itemsCall(this, ['XACK', key, group], ids, 'ids', asInteger, options);
   },
   xpending(key, group, options) {
     return this.call(['XPENDING', key, group], asPendingSummary, options);

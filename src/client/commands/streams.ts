@@ -12,6 +12,7 @@ import {
   pushPairs,
   type RedisPairs,
 } from './arguments.js';
+import { itemsCall } from './call-shapes.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
 import {
   asInteger,
@@ -237,10 +238,7 @@ export const streamCommands: ThisType<CommandCaller> & StreamCommands<RedisValue
     return this.call(args, asXRead, options, flags);
   },
   xdel(key, ids, options) {
-    const list = typeof ids === 'string' ? [ids] : ids;
-    if (!Array.isArray(list) || list.length === 0)
-      return Promise.reject(new TypeError('xdel: ids must not be empty'));
-    return this.call(['XDEL', key, ...list], asInteger, options);
+    return itemsCall(this, ['XDEL', key], ids, 'ids', asInteger, options);
   },
   xtrim(key, options) {
     const args: RespArgument[] = ['XTRIM', key];

@@ -13,7 +13,7 @@ import {
   type RedisKeys,
   type RedisPairs,
 } from './arguments.js';
-import { keysCall } from './call-shapes.js';
+import { itemsCall } from './call-shapes.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
 import {
   asBoolean,
@@ -140,7 +140,7 @@ export const stringCommands: ThisType<CommandCaller> & StringCommands<RedisValue
     return this.call(['SETNX', key, value], asBoolean, options);
   },
   mget(keys, options) {
-    return keysCall(this, ['MGET'], keys, asNullableValues, options);
+    return itemsCall(this, ['MGET'], keys, 'keys', asNullableValues, options);
   },
   mset(pairs, options) {
     try {
