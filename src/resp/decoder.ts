@@ -220,7 +220,6 @@ export class RespDecoder {
 
   /** The general path: one token of any type at `pos`. Returns the index after it, or -1 to stop. */
   private parseToken(buf: Buffer, pos: number): number {
-    const end = buf.length;
     const values = this.values;
     const type = buf[pos]!;
     if (values.inStreamedString && type !== STREAM_CHUNK) {
@@ -256,19 +255,12 @@ export class RespDecoder {
           }
         }
         if (length > this.maxBulk) this.fail(`payload of ${length} bytes exceeds maxBulkLength`, header);
-        if (type === BULK_STRING && end - pos >= length + 2) {
-          // The common case, a bulk string wholly in this chunk, without the payload machinery.
-          const stop = pos + length;
-          if (buf[stop] !== CR || buf[stop + 1] !== LF) this.fail('missing CRLF after a payload', stop);
-          value = this.returnBuffers ? buf.subarray(pos, stop) : utf8Text(buf, pos, stop);
-          pos = stop + 2;
-          break;
-        }
-        // Payloads that become strings are copied out at once, so a scratch buffer can collect them.
+        // A well-formed bulk string wholly in this chunk took the fast path in `parse` (unless its
+        // length has over 10 digits), so every payload here goes through PayloadReader. Payloads
+        // that become strings are copied out at once, so a scratch buffer can collect them.
         const transient = type === BLOB_ERROR || (!this.returnBuffers && type !== STREAM_CHUNK);
         this.payloads.begin(type, length, this.base + pos, transient);
-        pos = this.readPayload(buf, pos);
-        return pos;
+        return this.readPayload(buf, pos);
       }
       case INTEGER: {
         const integer = this.lines.readInteger(buf, pos);

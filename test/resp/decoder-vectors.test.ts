@@ -88,6 +88,9 @@ const validVectors: Vector[] = [
   one('invalid UTF-8 bulk as text', bytes('$2\r\n', [0xff, 0xfe], '\r\n'), '\ufffd\ufffd'),
   one('bulk as Buffer', '$5\r\nhello\r\n', buffer('hello'), binary),
   one('empty bulk as Buffer', '$0\r\n\r\n', buffer(''), binary),
+  // Too many digits for the inline fast path: the general path reads the payload in one chunk.
+  one('bulk length of 12 digits', '$000000000005\r\nhello\r\n', 'hello'),
+  one('bulk length of 12 digits as Buffer', '$000000000005\r\nhello\r\n', buffer('hello'), binary),
   // Verbatim strings: the `fmt:` prefix is dropped.
   one('verbatim txt', '=15\r\ntxt:Some string\r\n', 'Some string'),
   one('verbatim mkd', '=11\r\nmkd:# Title\r\n', '# Title'),
