@@ -3,7 +3,7 @@
 import type { RespArgument } from '../resp/encoder.js';
 import type { RespValue } from '../resp/types.js';
 import type { RedisArgument } from './commands/caller.js';
-import { asString, unexpected } from './commands/reply.js';
+import { asDouble, asString, unexpected } from './commands/reply.js';
 
 export interface ScanOptions {
   /** MATCH: only elements matching this glob pattern (filtered after the fetch, per page). */
@@ -61,33 +61,24 @@ export function stringPage(reply: RespValue): ScanPage<string> {
 
 /** HSCAN: field, value, field, value… as `[field, value]` pairs. */
 export function fieldValuePage(reply: RespValue): ScanPage<[string, string]> {
-  const { cursor, elements } = scanReply(reply);
-  const items: [string, string][] = [];
-  for (let i = 0; i + 1 < elements.length; i += 2) {
-    items.push([asString(elements[i]!), asString(elements[i + 1]!)]);
-  }
-  return { cursor, items };
+  return pairPage(reply, asString);
 }
 
 /** ZSCAN: member, score, member, score… as `[member, score]` pairs. */
 export function memberScorePage(reply: RespValue): ScanPage<[string, number]> {
-  const { cursor, elements } = scanReply(reply);
-  const items: [string, number][] = [];
-  for (let i = 0; i + 1 < elements.length; i += 2) {
-    items.push([asString(elements[i]!), parseScore(elements[i + 1]!)]);
-  }
-  return { cursor, items };
+  return pairPage(reply, asDouble);
 }
 
-/** A score as Redis writes it: a decimal, `inf`/`-inf` (no JavaScript `Infinity` spelling), or a double. */
-export function parseScore(value: RespValue): number {
-  if (typeof value === 'number') return value;
-  const text = asString(value).toLowerCase();
-  if (text === 'inf' || text === '+inf') return Number.POSITIVE_INFINITY;
-  if (text === '-inf') return Number.NEGATIVE_INFINITY;
-  const score = Number(text);
-  if (text.length === 0 || Number.isNaN(score)) throw unexpected(value, 'a score');
-  return score;
+/** A score as Redis writes it (`inf`/`-inf` included): the replies' own `asDouble`. */
+export const parseScore: (value: RespValue) => number = asDouble;
+
+function pairPage<V>(reply: RespValue, second: (value: RespValue) => V): ScanPage<[string, V]> {
+  const { cursor, elements } = scanReply(reply);
+  const items: [string, V][] = [];
+  for (let i = 0; i + 1 < elements.length; i += 2) {
+    items.push([asString(elements[i]!), second(elements[i + 1]!)]);
+  }
+  return { cursor, items };
 }
 
 /**
