@@ -151,7 +151,7 @@ export class Command<T = RespValue> implements AbortTarget {
     this.observer?.commandSettled(this as Command<unknown>, true, error);
   }
 
-  /** Its signal aborted: see CommandOptions.signal. */
+  /** Its signal aborted: see CommandOptions.signal. The watch has already let it go. */
   onAbort(reason: unknown): void {
     if (this.state === CommandState.Settled) return;
     // Cancellation records nothing, even after the write (an accepted write may still run).
@@ -162,7 +162,6 @@ export class Command<T = RespValue> implements AbortTarget {
       this.errorSink?.(reason);
       this.settleReject(reason);
       this.observer?.commandSettled(this as Command<unknown>, true, reason);
-      this.removeListener();
       return;
     }
     this.reject(reason);

@@ -13,12 +13,15 @@ class SignalWatch {
 
   constructor(private readonly signal: AbortSignal) {}
 
+  /**
+   * Detached before any target runs, so a target that leaves (unwatchSignal) or a command that
+   * joins the same signal meanwhile finds no watch, or a new one, never this set.
+   */
   handleEvent(): void {
     watches.delete(this.signal);
     this.signal.removeEventListener('abort', this);
-    const targets = [...this.targets];
+    for (const target of this.targets) target.onAbort(this.signal.reason);
     this.targets.clear();
-    for (const target of targets) target.onAbort(this.signal.reason);
   }
 }
 

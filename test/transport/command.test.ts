@@ -34,3 +34,20 @@ describe('Command aborted after its write', () => {
     expect(command.settled).toBe(true);
   });
 });
+
+describe('Commands sharing one signal', () => {
+  it('all hear its abort once, queued or written, and one that left earlier hears nothing', async () => {
+    const controller = new AbortController();
+    const queued = new Command<unknown>(['GET', 'a'], 0, undefined, controller.signal, 0);
+    const { command: sent, told } = written(controller.signal);
+    const answered = new Command<unknown>(['GET', 'b'], 0, undefined, controller.signal, 0);
+    answered.reply('b');
+    controller.abort('stop');
+    await expect(queued.promise).rejects.toBe('stop');
+    await expect(sent.promise).rejects.toBe('stop');
+    await expect(answered.promise).resolves.toBe('b');
+    expect(told).toEqual(['stop']);
+    expect(queued.settled).toBe(true);
+    expect(sent.discardReply).toBe(true);
+  });
+});
