@@ -49,8 +49,9 @@ export class AdmissionSlots {
    * not in flight (already redeemed, never issued, or not a ticket at all).
    */
   redeem(ticket: number): number {
-    // `ticket >>> 0 !== ticket` rejects fractions, negatives, NaN and values of 2^32 and above.
-    if (ticket >>> 0 !== ticket || ticket > 0x3fffffff) return -1;
+    // `ticket >>> 0 !== ticket` rejects fractions, negatives, NaN and values of 2^32 and above. A
+    // value from 2^30 up has `ticket >>> SLOT_BITS` above SERIAL_MASK, so it matches no serial below.
+    if (ticket >>> 0 !== ticket) return -1;
     const slot = ticket & SLOT_MASK;
     const generation = this.generations[slot];
     if (generation === undefined || generation === FREE || this.serials[slot] !== ticket >>> SLOT_BITS)
