@@ -28,6 +28,15 @@ export interface BenchContext {
   log(line: string): void;
 }
 
+/**
+ * The host and port of a `redisUrl()`. REDIS_URL may leave the port out (`redis://localhost`):
+ * Redis's own port then, as redis-cli and every client take it.
+ */
+export function redisEndpoint(url: string): { host: string; port: number } {
+  const { hostname, port } = new URL(url);
+  return { host: hostname, port: Number(port || 6379) };
+}
+
 /** A suite that measures inside the runner's process: only for suites that load no peer. */
 export interface InProcessSuite {
   name: string;

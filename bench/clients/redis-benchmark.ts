@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { Round } from '../suite.js';
+import { type Round, redisEndpoint } from '../suite.js';
 
 const run = promisify(execFile);
 
@@ -40,9 +40,9 @@ export interface RedisBenchmarkOptions {
 
 /** The argument list of one invocation; also printed in the report, so the ceiling can be rerun. */
 export function redisBenchmarkArgs(options: RedisBenchmarkOptions): string[] {
-  const { hostname, port } = new URL(options.url);
+  const { host, port } = redisEndpoint(options.url);
   return [
-    ...['-h', hostname, '-p', port || '6379', '-c', '1', '-P', String(options.pipeline)],
+    ...['-h', host, '-p', String(port), '-c', '1', '-P', String(options.pipeline)],
     ...['-t', options.test, '-n', String(options.requests), '-d', String(options.valueBytes), '--csv'],
   ];
 }

@@ -1,11 +1,11 @@
 // The `client` suite's Respire driver: RespireClient with its defaults; explicit pipelines are
 // `redis.batch()` entries written together by `execute()`, which resolves with their values.
 import { RespireClient } from '../../src/client/respire-client.js';
+import { redisEndpoint } from '../suite.js';
 import type { ClientDriver } from './driver.js';
 
 export async function connectRespire(url: string): Promise<ClientDriver> {
-  const { hostname, port } = new URL(url);
-  const redis = await RespireClient.connect({ endpoints: [{ host: hostname, port: Number(port) }] });
+  const redis = await RespireClient.connect({ endpoints: [redisEndpoint(url)] });
   return {
     get: (key) => redis.get(key),
     set: (key, value) => redis.set(key, value),

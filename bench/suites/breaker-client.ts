@@ -6,7 +6,13 @@
 import { RawConnection } from '../../test/kit/raw-connection.js';
 import { flatString, flatten } from '../flat-strings.js';
 import { asyncPasses, blackhole, syncPasses } from '../measure.js';
-import type { CasePlan, IsolatedSuite, MeasureOptions, PreparedContender } from '../suite.js';
+import {
+  type CasePlan,
+  type IsolatedSuite,
+  type MeasureOptions,
+  type PreparedContender,
+  redisEndpoint,
+} from '../suite.js';
 
 const OFF = 'respire, circuitBreaker null';
 const CLOSED = 'respire, circuit closed';
@@ -62,17 +68,12 @@ function countingMeter() {
   return meter;
 }
 
-function endpointOf(url: string): { host: string; port: number } {
-  const { hostname, port } = new URL(url);
-  return { host: hostname, port: Number(port) };
-}
-
 async function prepareGets(contender: string, url: string): Promise<PreparedContender> {
   const { RespireClient } = await import('../../src/index.js');
   const meter = countingMeter();
   const circuitBreaker = contender === OFF ? null : {};
   const redis = await RespireClient.connect({
-    endpoints: [endpointOf(url)],
+    endpoints: [redisEndpoint(url)],
     circuitBreaker,
     ...(contender === CLOSED_METERED ? { meter } : {}),
   });
@@ -114,7 +115,7 @@ async function prepareGets(contender: string, url: string): Promise<PreparedCont
  */
 async function prepareRejections(url: string): Promise<PreparedContender> {
   const { RespireCircuitOpenError, RespireClient } = await import('../../src/index.js');
-  const endpoint = endpointOf(url);
+  const endpoint = redisEndpoint(url);
   const redis = await RespireClient.connect({
     endpoints: [endpoint],
     clientName: OPEN_CLIENT_NAME,

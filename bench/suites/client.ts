@@ -7,7 +7,14 @@ import type { ClientDriver } from '../clients/driver.js';
 import { findRedisBenchmark, redisBenchmarkRounds } from '../clients/redis-benchmark.js';
 import { flatString, flatten } from '../flat-strings.js';
 import { asyncPasses } from '../measure.js';
-import type { BenchContext, CasePlan, IsolatedSuite, MeasureOptions, PreparedContender } from '../suite.js';
+import {
+  type BenchContext,
+  type CasePlan,
+  type IsolatedSuite,
+  type MeasureOptions,
+  type PreparedContender,
+  redisEndpoint,
+} from '../suite.js';
 
 const RESPIRE = 'respire';
 const IOREDIS = 'ioredis';
@@ -255,8 +262,7 @@ async function prepareCeiling(
   // Its SET test writes the key its GET test reads, with a value of the case's size. One in flight:
   // 1,000 SETs 100 deep are over too fast for redis-benchmark to print a rate.
   await redisBenchmarkRounds({ ...options, test: 'set', requests: 1_000, pipeline: 1 })(0);
-  const { hostname, port } = new URL(url);
-  const connection = await RawConnection.open({ host: hostname, port: Number(port) });
+  const connection = await RawConnection.open(redisEndpoint(url));
   try {
     const reply = (await connection.request([['STRLEN', BENCHMARK_KEY]])).toString();
     if (reply !== `:${clientCase.valueBytes}\r\n`) {

@@ -12,7 +12,7 @@ import { formatOutageTable, formatTargets, outageChartInput, outageRows, SUITE }
 import { runOutageScenario } from '../outage/scenario.js';
 import { describeSettings, outageSettings } from '../outage/settings.js';
 import type { RunSettings } from '../run.js';
-import type { BenchContext, InProcessSuite } from '../suite.js';
+import { type BenchContext, type InProcessSuite, redisEndpoint } from '../suite.js';
 
 export const outageSuite: InProcessSuite & { runsLast: true } = {
   name: SUITE,
@@ -20,16 +20,12 @@ export const outageSuite: InProcessSuite & { runsLast: true } = {
   async run(context) {
     const { blipSeconds, resultsDir } = runSettings(context);
     const settings = outageSettings(context.quick, blipSeconds);
-    const url = new URL(await context.redisUrl());
+    const target = redisEndpoint(await context.redisUrl());
     context.log(`${SUITE}: ${describeSettings(settings)}`);
     context.log(
       `${SUITE}: every client with its defaults, each in a process of its own, one after another, through a fault proxy`,
     );
-    const report = await runOutageScenario(
-      settings,
-      { host: url.hostname, port: Number(url.port || 6379) },
-      { progress: new ProgressLine(process.stderr) },
-    );
+    const report = await runOutageScenario(settings, target, { progress: new ProgressLine(process.stderr) });
     const chart = path.join(resultsDir, `${SUITE}.svg`);
     await writeFile(chart, renderOutageChart(outageChartInput(report)));
     context.log(`${SUITE}: wrote ${path.relative(process.cwd(), chart) || chart}`);

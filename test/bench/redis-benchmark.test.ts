@@ -10,6 +10,7 @@ import {
   redisBenchmarkArgs,
   redisBenchmarkRounds,
 } from '../../bench/clients/redis-benchmark.js';
+import { redisEndpoint } from '../../bench/suite.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 
 const CSV = [
@@ -42,6 +43,20 @@ describe('redisBenchmarkArgs', () => {
     expect(redisBenchmarkArgs({ ...options, pipeline: 100 }).join(' ')).toBe(
       '-h 127.0.0.1 -p 7001 -c 1 -P 100 -t get -n 200000 -d 16 --csv',
     );
+    // A REDIS_URL without a port means Redis's own, here as for every suite (redisEndpoint).
+    expect(redisBenchmarkArgs({ ...options, url: 'redis://localhost', pipeline: 1 }).slice(0, 4)).toEqual([
+      '-h',
+      'localhost',
+      '-p',
+      '6379',
+    ]);
+  });
+});
+
+describe('redisEndpoint', () => {
+  it('gives the host and port of a URL, and 6379 when it names no port', () => {
+    expect(redisEndpoint('redis://127.0.0.1:7001')).toEqual({ host: '127.0.0.1', port: 7001 });
+    expect(redisEndpoint('redis://localhost')).toEqual({ host: 'localhost', port: 6379 });
   });
 });
 
