@@ -7,20 +7,20 @@ import {
   type CommandDiagnostic,
   type ConnectionDiagnostic,
   DiagnosticChannels,
-  RespireClient,
   RespireServerError,
 } from '../../src/index.js';
-import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { nextTurn, useTestClients } from './support.js';
 
 const server = useRedisServer();
 
 const KEY = 'diagnostics:secret-key';
 const VALUE = 'secret-value';
 
-const cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+const { open: connect, startProxy } = useTestClients(server, { reconnect: () => 10 });
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
 /**
@@ -37,13 +37,15 @@ function listen(...names: string[]): [string, unknown, Record<string, unknown>][
   return seen;
 }
 
-async function connect(port = server.port): Promise<RespireClient> {
-  const client = await RespireClient.connect({
-    endpoints: [{ host: server.host, port }],
-    reconnect: () => 10,
+/** Resolves when the connect channel next publishes a reconnect. */
+function nextReconnect(): Promise<void> {
+  return new Promise((resolve) => {
+    const onConnect = (message: unknown) => {
+      if ((message as ConnectionDiagnostic).reconnect) resolve();
+    };
+    subscribe(DiagnosticChannels.connectionConnect, onConnect);
+    cleanups.push(() => void unsubscribe(DiagnosticChannels.connectionConnect, onConnect));
   });
-  cleanups.push(() => client.destroy());
-  return client;
 }
 
 describe('command channels of a client', () => {
@@ -99,20 +101,11 @@ describe('command channels of a client', () => {
 });
 
 describe('connection channel of a client', () => {
-  let proxy: FaultProxy;
-
   it('sees the shared connection connect, then reconnect after a reset', async () => {
-    proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
-    cleanups.push(() => proxy.stop());
+    const proxy = await startProxy();
     const seen = listen(DiagnosticChannels.connectionConnect);
-    let reconnected!: () => void;
-    const reconnect = new Promise<void>((resolve) => (reconnected = resolve));
-    const onReconnect = (message: unknown) => {
-      if ((message as ConnectionDiagnostic).reconnect) reconnected();
-    };
-    subscribe(DiagnosticChannels.connectionConnect, onReconnect);
-    cleanups.push(() => void unsubscribe(DiagnosticChannels.connectionConnect, onReconnect));
-    const client = await connect(proxy.port);
+    const reconnect = nextReconnect();
+    const client = await connect({}, proxy.port);
     await proxy.setMode('reset');
     await proxy.setMode('pass');
     await reconnect;
@@ -129,7 +122,7 @@ describe('connection channel of a client', () => {
     const seen = listen(DiagnosticChannels.connectionClose);
     const client = await connect();
     client.destroy();
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect(seen.map(([, message]) => (message as ConnectionDiagnostic).error)).toEqual([undefined]);
   });
 
@@ -155,21 +148,10 @@ describe('connection channel of a client', () => {
   });
 
   it('sees the shared connection close with its error, the reconnect scheduled, and a clean close', async () => {
-    proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
-    cleanups.push(() => proxy.stop());
+    const proxy = await startProxy();
     const seen = listen(DiagnosticChannels.connectionClose, DiagnosticChannels.connectionReconnect);
-    const client = await RespireClient.connect({
-      endpoints: [{ host: server.host, port: proxy.port }],
-      reconnect: () => 10,
-    });
-    cleanups.push(() => client.destroy());
-    let reconnected!: () => void;
-    const reconnect = new Promise<void>((resolve) => (reconnected = resolve));
-    const onReconnect = (message: unknown) => {
-      if ((message as ConnectionDiagnostic).reconnect) reconnected();
-    };
-    subscribe(DiagnosticChannels.connectionConnect, onReconnect);
-    cleanups.push(() => void unsubscribe(DiagnosticChannels.connectionConnect, onReconnect));
+    const client = await connect({}, proxy.port);
+    const reconnect = nextReconnect();
     await proxy.setMode('reset');
     await proxy.setMode('pass');
     await reconnect;
