@@ -90,14 +90,14 @@ export function validateCircuitBreakerOptions(
     maximumSampleCount,
     openDuration,
     halfOpenProbeCount: check.integer('halfOpenProbeCount', d.halfOpenProbeCount, 1, MAXIMUM_COUNT_OPTION),
-    openDurationMultiplier: check.atLeast('openDurationMultiplier', 1, 1, '1'),
+    openDurationMultiplier: check.atLeast('openDurationMultiplier', d.openDurationMultiplier, 1, '1'),
     maxOpenDuration: check.atLeast(
       'maxOpenDuration',
       openDuration,
       openDuration,
       `openDuration (${openDuration})`,
     ),
-    openDurationJitter: check.unitInterval('openDurationJitter', 0),
+    openDurationJitter: check.unitInterval('openDurationJitter', d.openDurationJitter),
   });
 }
 
