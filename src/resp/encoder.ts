@@ -34,6 +34,8 @@ let scratchArgs: (string | Uint8Array | number | undefined)[] = [];
 let scratchLengths: number[] = [];
 /** Scratch that a huge command grew past this many entries is replaced at the next command. */
 const SCRATCH_RETAINED_ENTRIES = 4096;
+/** A pending tail up to this size moves to a new buffer by copy rather than being sealed. */
+const TAIL_COPY_BYTES = 64 * 1024;
 
 /**
  * Encodes one command as a RESP array of bulk strings (`*N\r\n` then `$len\r\nbytes\r\n` each)
@@ -111,9 +113,6 @@ export interface CommandEncoderOptions {
  * them. After a take or clear, a capacity above `maxRetainedCapacity` shrinks back to
  * `initialCapacity`, so one huge burst does not pin memory.
  */
-/** A pending tail up to this size moves to a new buffer by copy rather than being sealed. */
-const TAIL_COPY_BYTES = 64 * 1024;
-
 export class CommandEncoder {
   readonly #initialCapacity: number;
   readonly #maxRetainedCapacity: number;
