@@ -14,6 +14,7 @@ import { type Clock, systemClock } from '../util/clock.js';
 import { type RandomSource, systemRandom } from '../util/random.js';
 import { parseEndpoint, type RespireEndpointInput } from './endpoint.js';
 import { type RespireMeter, type RespireMetricGroup, resolveMetricOptions } from './metrics.js';
+import { MAX_TIMEOUT_MS } from './prepare-command.js';
 
 export interface RespireRetryOptions {
   /** Attempts in all, the first included. 1 = no retry (the default). */
@@ -83,8 +84,6 @@ export interface ResolvedOptions {
   clock: Clock;
   random: RandomSource;
 }
-
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 export function resolveOptions(options: RespireOptions): ResolvedOptions {
   if (options === null || typeof options !== 'object') {

@@ -11,8 +11,8 @@ import {
 } from '../transport/command.js';
 import { isBlockingCommand } from './command-traits.js';
 
-/** Largest timer delay Node accepts (ms). */
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/** Largest timer delay Node accepts (ms): the bound of every timeout option. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /**
  * Builds the record of one command. A record that must not be sent comes back already rejected
