@@ -3,8 +3,6 @@
 // worker processes (`measureRounds`, used by bench/isolation.ts).
 import type { MeasureOptions, Round } from './suite.js';
 
-export type { MeasureOptions, Round } from './suite.js';
-
 /** One thing being timed. `pass()` does a fixed amount of work (a whole corpus, a batch of commands). */
 export interface Contender {
   name: string;

@@ -5,8 +5,6 @@ import { type CallLog, Outcome, type Timeline } from './call-log.js';
 import type { CallCounts } from './messages.js';
 import { type ChartSeries, chartSeries } from './series.js';
 
-export type { Timeline } from './call-log.js';
-
 export interface LatencyStats {
   /** Calls counted: started during the blip; still pending ones at their age when the run stopped. */
   calls: number;

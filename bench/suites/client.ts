@@ -3,7 +3,7 @@
 // `redis-benchmark -c 1 -P 16` on the same server as the ceiling of the pipelined cases, and
 // `-P 100` as the ceiling of one pipeline of 100 at a time.
 import { RawConnection } from '../../test/kit/raw-connection.js';
-import type { ClientDriver } from '../clients/driver.js';
+import type { ClientDriver, ConnectDriver } from '../clients/driver.js';
 import { findRedisBenchmark, redisBenchmarkRounds } from '../clients/redis-benchmark.js';
 import { flatString, flatten } from '../flat-strings.js';
 import { asyncPasses } from '../measure.js';
@@ -26,7 +26,7 @@ const PIPELINE_CEILING = 'redis-benchmark -c 1 -P 100';
 const CEILING_DEPTH: Record<string, number> = { [CEILING]: 16, [PIPELINE_CEILING]: 100 };
 
 /** Each client by contender name; imported only inside that contender's worker. */
-const DRIVERS: Record<string, (url: string) => Promise<ClientDriver>> = {
+const DRIVERS: Record<string, ConnectDriver> = {
   [RESPIRE]: async (url) => (await import('../clients/respire.js')).connectRespire(url),
   [IOREDIS]: async (url) => (await import('../clients/ioredis.js')).connectIoredis(url, false),
   [IOREDIS_AUTO]: async (url) => (await import('../clients/ioredis.js')).connectIoredis(url, true),
