@@ -41,16 +41,20 @@ export function checkOptionKeys(helper: string, options: unknown, allowed: reado
   }
 }
 
-/** Throws unless at most one of the given options is set. */
+/**
+ * Throws unless at most one of the given options is set. Runs on every command given options
+ * (SET … EX), so it allocates nothing unless it throws.
+ */
 export function checkExclusive(helper: string, options: object, keys: readonly string[]): void {
+  let count = 0;
+  for (const key of keys) if ((options as Record<string, unknown>)[key] !== undefined) count++;
+  if (count < 2) return;
   const set = keys.filter((key) => (options as Record<string, unknown>)[key] !== undefined);
-  if (set.length > 1) {
-    throw new RespireConfigurationError(
-      `${helper}.${set[1]}`,
-      set.join(' and '),
-      `at most one of ${keys.join(', ')}`,
-    );
-  }
+  throw new RespireConfigurationError(
+    `${helper}.${set[1]}`,
+    set.join(' and '),
+    `at most one of ${keys.join(', ')}`,
+  );
 }
 
 /** A flag option: `true` to send it, `false`/`undefined` to leave it out. */

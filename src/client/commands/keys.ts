@@ -72,6 +72,8 @@ export interface KeyCommands<V extends RedisValue = string> {
 }
 
 const EXPIRE_OPTIONS = ['NX', 'XX', 'GT', 'LT'] as const;
+const NX_OR_XX = ['NX', 'XX'];
+const NX_OR_GT_OR_LT = ['NX', 'GT', 'LT'];
 
 function expireCall(
   caller: CommandCaller,
@@ -86,8 +88,8 @@ function expireCall(
     args[2] = integerArgument(helper, 'time', time);
     if (options !== undefined) {
       checkOptionKeys(helper, options, EXPIRE_OPTIONS);
-      checkExclusive(helper, options, ['NX', 'XX']);
-      checkExclusive(helper, options, ['NX', 'GT', 'LT']);
+      checkExclusive(helper, options, NX_OR_XX);
+      checkExclusive(helper, options, NX_OR_GT_OR_LT);
       for (const condition of EXPIRE_OPTIONS) {
         if (flagOption(helper, condition, options[condition])) args.push(condition);
       }

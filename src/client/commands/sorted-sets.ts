@@ -137,13 +137,15 @@ function asFirstScoredMember(reply: RespValue): ScoredMember<RedisValue> | null 
 }
 
 const ZADD_OPTIONS = ['NX', 'XX', 'GT', 'LT', 'CH'] as const;
+const NX_OR_XX = ['NX', 'XX'];
+const NX_OR_GT_OR_LT = ['NX', 'GT', 'LT'];
 
 function zaddHead(key: RedisArgument, options: ZAddOptions | undefined): RespArgument[] {
   const args: RespArgument[] = ['ZADD', key];
   if (options === undefined) return args;
   checkOptionKeys('zadd', options, ZADD_OPTIONS);
-  checkExclusive('zadd', options, ['NX', 'XX']);
-  checkExclusive('zadd', options, ['NX', 'GT', 'LT']);
+  checkExclusive('zadd', options, NX_OR_XX);
+  checkExclusive('zadd', options, NX_OR_GT_OR_LT);
   for (const option of ZADD_OPTIONS) if (flagOption('zadd', option, options[option])) args.push(option);
   return args;
 }

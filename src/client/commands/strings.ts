@@ -100,6 +100,8 @@ export interface StringCommands<V extends RedisValue = string> {
 const SET_OPTIONS = ['EX', 'PX', 'EXAT', 'PXAT', 'KEEPTTL', 'NX', 'XX', 'GET'];
 const GETEX_OPTIONS = ['EX', 'PX', 'EXAT', 'PXAT', 'PERSIST'];
 const EXPIRY_KINDS = ['EX', 'PX', 'EXAT', 'PXAT'] as const;
+const SET_EXPIRIES = [...EXPIRY_KINDS, 'KEEPTTL'];
+const NX_OR_XX = ['NX', 'XX'];
 
 /** Appends the one expiry option set, if any. */
 export function pushExpiry(helper: string, args: RespArgument[], options: ExpiryOptions): void {
@@ -111,8 +113,8 @@ export function pushExpiry(helper: string, args: RespArgument[], options: Expiry
 
 function setArguments(key: RedisArgument, value: RedisInput, options: SetOptions & { GET?: boolean }) {
   checkOptionKeys('set', options, SET_OPTIONS);
-  checkExclusive('set', options, [...EXPIRY_KINDS, 'KEEPTTL']);
-  checkExclusive('set', options, ['NX', 'XX']);
+  checkExclusive('set', options, SET_EXPIRIES);
+  checkExclusive('set', options, NX_OR_XX);
   const args: RespArgument[] = ['SET', key, value];
   pushExpiry('set', args, options);
   if (flagOption('set', 'KEEPTTL', options.KEEPTTL)) args.push('KEEPTTL');
