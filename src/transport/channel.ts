@@ -77,7 +77,6 @@ export class Channel {
       this.acquireTimer.cancel();
       // Commands queued while the first connection was being opened were never sent.
       this.failQueued(error instanceof Error ? error : this.closedError());
-      this.notifyDrained();
       throw error;
     }
     if (this.state !== 'connecting') {
@@ -165,7 +164,6 @@ export class Channel {
     this.connection = undefined;
     // Undefined when the client destroys it: a close by the client, not a failure (onDisconnect).
     connection?.destroy(error);
-    this.notifyDrained();
   }
 
   /**
@@ -239,7 +237,7 @@ export class Channel {
       return next;
     };
     const next = Math.min(expire(this.queue, false), expire(this.waiters, true));
-    if (this.queue.length === 0 && this.waiters.length === 0) this.notifyDrained();
+    this.notifyDrained();
     return next;
   };
 
@@ -276,7 +274,6 @@ export class Channel {
     this.lastError = error;
     if (this.state === 'closing' || this.state === 'closed') {
       this.failQueued(this.closedError());
-      this.notifyDrained();
       return;
     }
     this.state = 'reconnecting';
@@ -292,7 +289,6 @@ export class Channel {
       this.state = 'closed';
       this.acquireTimer.cancel();
       this.failQueued((command) => this.selectionFailed(command));
-      this.notifyDrained();
       return;
     }
     this.options.onReconnectScheduled?.(this.attempt, delay, cause);
@@ -324,7 +320,10 @@ export class Channel {
     this.reconnectTimer = undefined;
   }
 
-  /** Rejects every queued and waiting command, with `error` or the error it returns for each. */
+  /**
+   * Rejects every queued and waiting command, with `error` or the error it returns for each, and
+   * wakes close() waiting for the queue to drain.
+   */
   private failQueued(error: Error | ((command: Command<unknown>) => Error)): void {
     for (const queue of [this.queue, this.waiters]) {
       for (let command = queue.shift(); command !== undefined; command = queue.shift()) {
@@ -332,6 +331,7 @@ export class Channel {
           command.reject(typeof error === 'function' ? error(command) : error);
       }
     }
+    this.notifyDrained();
   }
 
   /** Resolves once nothing is queued or waiting for room. */
@@ -340,6 +340,7 @@ export class Channel {
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
+  /** Wakes queueDrained() once nothing is queued or waiting. */
   private notifyDrained(): void {
     if (this.drainWaiters.length === 0 || this.queue.length !== 0 || this.waiters.length !== 0) return;
     const waiters = this.drainWaiters;
