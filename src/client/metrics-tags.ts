@@ -31,7 +31,6 @@ export const OTHER_ERROR_TYPE = '_OTHER';
 export const MAX_ERROR_TYPES = 64;
 
 const STATE_INDEX: Readonly<Record<CircuitState, number>> = { closed: 0, open: 1, half_open: 2 };
-const STATES: readonly CircuitState[] = ['closed', 'open', 'half_open'];
 
 /** A Redis error code as servers send it (`WRONGTYPE`, `NOSCRIPT`, `CLUSTERDOWN`); else not a code. */
 const ERROR_CODE = /^[A-Z][A-Z0-9_-]{0,31}$/;
@@ -70,8 +69,8 @@ export class EndpointTags {
     const index = STATE_INDEX[from] * 3 + STATE_INDEX[to];
     return (this.transitions[index] ??= Object.freeze({
       ...this.base,
-      [Tag.stateFrom]: STATES[STATE_INDEX[from]]!,
-      [Tag.stateTo]: STATES[STATE_INDEX[to]]!,
+      [Tag.stateFrom]: from,
+      [Tag.stateTo]: to,
     }));
   }
 

@@ -59,10 +59,6 @@ export class SubscriptionRegistry {
     return names;
   }
 
-  get size(): number {
-    return this.entries.channel.size + this.entries.pattern.size + this.entries.shard.size;
-  }
-
   /**
    * Adds `listener` to each name. Returns the names that had no entry (the caller must subscribe
    * to them), the entries that already existed (whose confirmation it must wait for), and the names
