@@ -19,4 +19,15 @@ describe('turnCachedClock', () => {
     expect(clock.now()).toBe(200);
     expect(reads).toBe(2);
   });
+
+  it('reads anew within the same run after refresh()', () => {
+    let time = 100;
+    const clock = turnCachedClock({ now: () => time });
+    expect(clock.now()).toBe(100);
+    time = 300;
+    clock.refresh();
+    expect(clock.now()).toBe(300);
+    time = 400;
+    expect(clock.now()).toBe(300);
+  });
 });
