@@ -100,19 +100,22 @@ const CASES: { name: Name; accepted: number[]; rejected: unknown[]; allowed: str
   },
 ];
 
+/** API.md's defaults table, restated on purpose: DEFAULT_CIRCUIT_BREAKER_OPTIONS must match it. */
+const DOCUMENTED_DEFAULTS = {
+  failureRateThreshold: 0.5,
+  minimumFailureCount: 5,
+  samplingWindow: 30_000,
+  maximumSampleCount: 1024,
+  openDuration: 5_000,
+  halfOpenProbeCount: 1,
+  openDurationMultiplier: 1,
+  maxOpenDuration: 5_000,
+  openDurationJitter: 0,
+};
+
 describe('validateCircuitBreakerOptions', () => {
   it('fills in the documented defaults', () => {
-    expect(validateCircuitBreakerOptions(undefined)).toEqual({
-      failureRateThreshold: 0.5,
-      minimumFailureCount: 5,
-      samplingWindow: 30_000,
-      maximumSampleCount: 1024,
-      openDuration: 5_000,
-      halfOpenProbeCount: 1,
-      openDurationMultiplier: 1,
-      maxOpenDuration: 5_000,
-      openDurationJitter: 0,
-    });
+    expect(validateCircuitBreakerOptions(undefined)).toEqual(DOCUMENTED_DEFAULTS);
     expect(validateCircuitBreakerOptions({})).toEqual(DEFAULT_CIRCUIT_BREAKER_OPTIONS);
     expect(Object.isFrozen(validateCircuitBreakerOptions({ openDuration: 7 }))).toBe(true);
   });
@@ -173,6 +176,9 @@ describe('validateCircuitBreakerOptions', () => {
   });
 
   it('is what the CircuitBreaker and registry constructors run', () => {
+    expect(new CircuitBreaker().options).toEqual(DOCUMENTED_DEFAULTS);
+    expect(new CircuitBreaker({}).options).toEqual(DOCUMENTED_DEFAULTS);
+    expect(new CircuitBreakerRegistry().options).toEqual(DOCUMENTED_DEFAULTS);
     expect(() => new CircuitBreaker({ halfOpenProbeCount: 0 })).toThrow(RespireConfigurationError);
     expect(() => new CircuitBreakerRegistry({ samplingWindow: -1 })).toThrow(RespireConfigurationError);
     expect(() => new CircuitBreakerRegistry({}, { maxIdleHistories: -1 })).toThrow(RespireConfigurationError);
