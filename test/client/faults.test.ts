@@ -4,7 +4,7 @@
 // reply's place (§1.3).
 import { afterEach, describe, expect, it } from 'vitest';
 import { RespireClient, type RespireOptions, RespireProtocolError } from '../../src/index.js';
-import { startFakeServer } from '../kit/fake-server.js';
+import { HELLO_3_REPLY, startFakeServer } from '../kit/fake-server.js';
 import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { outcome } from './support.js';
@@ -23,14 +23,10 @@ async function open(host: string, port: number, options: Partial<RespireOptions>
   return client;
 }
 
-const HELLO_REPLY =
-  '%7\r\n+server\r\n+redis\r\n+version\r\n+7.0.15\r\n+proto\r\n:3\r\n+id\r\n:1\r\n' +
-  '+mode\r\n+standalone\r\n+role\r\n+master\r\n+modules\r\n*0\r\n';
-
 /** Answers like a small Redis: the handshake, ECHO and GET (value = 'v:' + key). */
 function answer(args: string[]): string {
   const name = args[0]!.toUpperCase();
-  if (name === 'HELLO') return HELLO_REPLY;
+  if (name === 'HELLO') return HELLO_3_REPLY;
   if (name === 'CLIENT') return "-ERR unknown subcommand 'SETINFO'\r\n";
   if (name === 'ECHO' || name === 'GET') {
     const text = name === 'ECHO' ? args[1]! : `v:${args[1]}`;
@@ -90,7 +86,7 @@ describe('malformed reply from the fake server', () => {
 
   it.each(garbage)('%s mid-pipeline: all pending fail, the client reconnects', async (_label, bytes) => {
     let poisoned = false;
-    const fake = await startFakeServer({
+    await using fake = await startFakeServer({
       script: [],
       fallback: (args) => {
         // The first GET of `bad` on the first connection gets the garbage; later ones are answered.
@@ -101,32 +97,28 @@ describe('malformed reply from the fake server', () => {
         return answer(args);
       },
     });
-    try {
-      const redis = await open(fake.host, fake.port);
-      const results = await Promise.all([
-        outcome(redis.get('a')),
-        outcome(redis.get('b')),
-        outcome(redis.get('bad')),
-        outcome(redis.get('c')),
-        outcome(redis.echo('d')),
-      ]);
-      expect(results[0]).toEqual({ value: 'v:a' });
-      expect(results[1]).toEqual({ value: 'v:b' });
-      for (const { error } of results.slice(2)) expect(error).toBeInstanceOf(RespireProtocolError);
-      expect(await redis.get('bad')).toBe('v:bad');
-      expect(await redis.echo('after')).toBe('after');
-      expect(fake.connectionCount).toBe(2);
-      expect(fake.failures).toEqual([]);
-      // Checked last, so the behaviour above is verified even while this detail fails (B7).
-      expect(results[2]!.error).toMatchObject({ endpoint: { host: fake.host, port: fake.port } });
-    } finally {
-      await fake.close();
-    }
+    const redis = await open(fake.host, fake.port);
+    const results = await Promise.all([
+      outcome(redis.get('a')),
+      outcome(redis.get('b')),
+      outcome(redis.get('bad')),
+      outcome(redis.get('c')),
+      outcome(redis.echo('d')),
+    ]);
+    expect(results[0]).toEqual({ value: 'v:a' });
+    expect(results[1]).toEqual({ value: 'v:b' });
+    for (const { error } of results.slice(2)) expect(error).toBeInstanceOf(RespireProtocolError);
+    expect(await redis.get('bad')).toBe('v:bad');
+    expect(await redis.echo('after')).toBe('after');
+    expect(fake.connectionCount).toBe(2);
+    expect(fake.failures).toEqual([]);
+    // Checked last, so the behaviour above is verified even while this detail fails (B7).
+    expect(results[2]!.error).toMatchObject({ endpoint: { host: fake.host, port: fake.port } });
   });
 
   it('treats a reply that no command waits for as a protocol error', async () => {
     let sent = false;
-    const fake = await startFakeServer({
+    await using fake = await startFakeServer({
       script: [],
       fallback: (args) => {
         if (!sent && args[0]!.toUpperCase() === 'ECHO' && args[1] === 'one') {
@@ -136,37 +128,29 @@ describe('malformed reply from the fake server', () => {
         return answer(args);
       },
     });
-    try {
-      const redis = await open(fake.host, fake.port);
-      const first = await outcome(redis.echo('one'));
-      expect(first).toEqual({ value: 'one' });
-      // The extra reply closed that connection; the next command gets a new one and its own reply.
-      expect(await redis.echo('two')).toBe('two');
-      expect(fake.connectionCount).toBeGreaterThanOrEqual(2);
-    } finally {
-      await fake.close();
-    }
+    const redis = await open(fake.host, fake.port);
+    const first = await outcome(redis.echo('one'));
+    expect(first).toEqual({ value: 'one' });
+    // The extra reply closed that connection; the next command gets a new one and its own reply.
+    expect(await redis.echo('two')).toBe('two');
+    expect(fake.connectionCount).toBeGreaterThanOrEqual(2);
   });
 });
 
 describe('push frames between replies', () => {
   it('never take the place of a reply (fake server, pushes split across chunks)', async () => {
     const push = '>3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$5\r\nhello\r\n';
-    const fake = await startFakeServer({
+    await using fake = await startFakeServer({
       script: [],
       fallback: (args) => {
         const reply = answer(args);
         return args[0]!.toUpperCase() === 'ECHO' ? `${push}${reply}${push}` : reply;
       },
     });
-    try {
-      const redis = await open(fake.host, fake.port);
-      const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => redis.echo(`p${i}`)));
-      expect(replies).toEqual(Array.from({ length: 50 }, (_, i) => `p${i}`));
-      expect(fake.connectionCount).toBe(1);
-    } finally {
-      await fake.close();
-    }
+    const redis = await open(fake.host, fake.port);
+    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => redis.echo(`p${i}`)));
+    expect(replies).toEqual(Array.from({ length: 50 }, (_, i) => `p${i}`));
+    expect(fake.connectionCount).toBe(1);
   });
 
   describe('against a real server', () => {

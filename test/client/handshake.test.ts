@@ -8,7 +8,7 @@ import {
   type RespireOptions,
   RespireTimeoutError,
 } from '../../src/index.js';
-import { startFakeServer } from '../kit/fake-server.js';
+import { HELLO_3_REPLY, startFakeServer } from '../kit/fake-server.js';
 import { startFaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 
@@ -266,43 +266,36 @@ describe('handshake over TLS', () => {
 
 describe('handshake wire format (fake server)', () => {
   it('sends HELLO 3 with AUTH and SETNAME first, then SELECT, and no user command before', async () => {
-    const helloReply =
-      '%7\r\n+server\r\n+redis\r\n+version\r\n+7.0.15\r\n+proto\r\n:3\r\n+id\r\n:1\r\n' +
-      '+mode\r\n+standalone\r\n+role\r\n+master\r\n+modules\r\n*0\r\n';
-    const fake = await startFakeServer({
+    await using fake = await startFakeServer({
       script: [],
       fallback: (args) => {
         const name = args[0]!.toUpperCase();
-        if (name === 'HELLO') return helloReply;
+        if (name === 'HELLO') return HELLO_3_REPLY;
         if (name === 'CLIENT') return "-ERR unknown subcommand 'SETINFO'\r\n";
         if (name === 'SELECT') return '+OK\r\n';
         if (name === 'GET') return '$5\r\nvalue\r\n';
         return '-ERR unexpected\r\n';
       },
     });
-    try {
-      const redis = await open({
-        endpoints: [{ host: fake.host, port: fake.port }],
-        username: 'u',
-        password: 'p',
-        clientName: 'named',
-        database: 5,
-      });
-      expect(await redis.get('k')).toBe('value');
-      const names = fake.commands.map((args) => args[0]!.toUpperCase());
-      expect(fake.commands[0]).toEqual(['HELLO', '3', 'AUTH', 'u', 'p', 'SETNAME', 'named']);
-      expect(fake.commands).toContainEqual(['SELECT', '5']);
-      // The failed CLIENT SETINFO of a 7.0 server is ignored, and GET comes after every setup command.
-      expect(names.at(-1)).toBe('GET');
-      expect(names.filter((name) => name === 'GET')).toHaveLength(1);
-      expect(fake.failures).toEqual([]);
-    } finally {
-      await fake.close();
-    }
+    const redis = await open({
+      endpoints: [{ host: fake.host, port: fake.port }],
+      username: 'u',
+      password: 'p',
+      clientName: 'named',
+      database: 5,
+    });
+    expect(await redis.get('k')).toBe('value');
+    const names = fake.commands.map((args) => args[0]!.toUpperCase());
+    expect(fake.commands[0]).toEqual(['HELLO', '3', 'AUTH', 'u', 'p', 'SETNAME', 'named']);
+    expect(fake.commands).toContainEqual(['SELECT', '5']);
+    // The failed CLIENT SETINFO of a 7.0 server is ignored, and GET comes after every setup command.
+    expect(names.at(-1)).toBe('GET');
+    expect(names.filter((name) => name === 'GET')).toHaveLength(1);
+    expect(fake.failures).toEqual([]);
   });
 
   it('falls back to AUTH and CLIENT SETNAME in RESP2 when HELLO answers NOPROTO', async () => {
-    const fake = await startFakeServer({
+    await using fake = await startFakeServer({
       script: [],
       fallback: (args) => {
         const name = args.slice(0, 2).join(' ').toUpperCase();
@@ -313,18 +306,14 @@ describe('handshake wire format (fake server)', () => {
         return '-ERR unexpected\r\n';
       },
     });
-    try {
-      const redis = await open({
-        endpoints: [{ host: fake.host, port: fake.port }],
-        username: 'u',
-        password: 'p',
-        clientName: 'named',
-      });
-      expect(await redis.send(['HGETALL', 'h'])).toEqual(['f', 'v']);
-      expect(fake.commands).toContainEqual(['AUTH', 'u', 'p']);
-      expect(fake.commands).toContainEqual(['CLIENT', 'SETNAME', 'named']);
-    } finally {
-      await fake.close();
-    }
+    const redis = await open({
+      endpoints: [{ host: fake.host, port: fake.port }],
+      username: 'u',
+      password: 'p',
+      clientName: 'named',
+    });
+    expect(await redis.send(['HGETALL', 'h'])).toEqual(['f', 'v']);
+    expect(fake.commands).toContainEqual(['AUTH', 'u', 'p']);
+    expect(fake.commands).toContainEqual(['CLIENT', 'SETNAME', 'named']);
   });
 });

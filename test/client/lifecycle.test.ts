@@ -39,7 +39,7 @@ describe('close()', () => {
   });
 
   it('sends QUIT after the last reply (fake server)', async () => {
-    const fake = await startFakeServer({
+    await using fake = await startFakeServer({
       script: [],
       fallback: (args) => {
         const name = args[0]!.toUpperCase();
@@ -52,19 +52,15 @@ describe('close()', () => {
         return '-ERR unexpected\r\n';
       },
     });
-    try {
-      const redis = await open({}, fake.port);
-      const echoes = Promise.all(Array.from({ length: 20 }, (_, i) => redis.echo(`q${i}`)));
-      await redis.close();
-      expect(await echoes).toEqual(Array.from({ length: 20 }, (_, i) => `q${i}`));
-      const names = fake.commands.map((args) => args[0]!.toUpperCase());
-      expect(names.at(-1)).toBe('QUIT');
-      expect(names.filter((name) => name === 'QUIT')).toHaveLength(1);
-      const connection = await fake.connection(0);
-      await connection.closed;
-    } finally {
-      await fake.close();
-    }
+    const redis = await open({}, fake.port);
+    const echoes = Promise.all(Array.from({ length: 20 }, (_, i) => redis.echo(`q${i}`)));
+    await redis.close();
+    expect(await echoes).toEqual(Array.from({ length: 20 }, (_, i) => `q${i}`));
+    const names = fake.commands.map((args) => args[0]!.toUpperCase());
+    expect(names.at(-1)).toBe('QUIT');
+    expect(names.filter((name) => name === 'QUIT')).toHaveLength(1);
+    const connection = await fake.connection(0);
+    await connection.closed;
   });
 
   it('fails commands queued while disconnected, unsent', async () => {

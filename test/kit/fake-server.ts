@@ -6,6 +6,11 @@ import net from 'node:net';
 import { LOOPBACK } from './free-port.js';
 import { readRequest } from './resp-wire.js';
 
+/** The reply of a redis-server 7.0.15 to `HELLO 3`, for fakes that pass the client's handshake. */
+export const HELLO_3_REPLY =
+  '%7\r\n+server\r\n+redis\r\n+version\r\n+7.0.15\r\n+proto\r\n:3\r\n+id\r\n:1\r\n' +
+  '+mode\r\n+standalone\r\n+role\r\n+master\r\n+modules\r\n*0\r\n';
+
 /** Bytes to write; strings are written as UTF-8 (write RESP by hand: `'+OK\r\n'`). */
 export type FakeBytes = string | Uint8Array;
 
