@@ -48,10 +48,14 @@ export function chartSeries(log: CallLog, timeline: Timeline, leadMs: number, bu
     fromS: (from - blipAt) / 1000,
     bucketMs,
     throughput: completed.map((count) => (count * 1000) / bucketMs),
-    p99WaitMs: waits.map((values) => {
-      if (values.length === 0) return null;
-      const sorted = Float64Array.from(values).sort();
-      return sorted[Math.min(sorted.length, Math.ceil(0.99 * sorted.length)) - 1]!;
-    }),
+    p99WaitMs: waits.map((values) =>
+      values.length === 0 ? null : percentile(Float64Array.from(values).sort(), 0.99),
+    ),
   };
+}
+
+/** Nearest-rank percentile of ascending `sorted` (non-empty), `q` in (0, 1]. */
+export function percentile(sorted: ArrayLike<number>, q: number): number {
+  const rank = Math.ceil(q * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
 }

@@ -3,7 +3,7 @@
 // Pure functions of the log and the timeline, so they are tested on hand-made logs.
 import { type CallLog, Outcome, type Timeline } from './call-log.js';
 import type { CallCounts } from './messages.js';
-import { type ChartSeries, chartSeries } from './series.js';
+import { type ChartSeries, chartSeries, percentile } from './series.js';
 
 export interface LatencyStats {
   /** Calls counted: started during the blip; still pending ones at their age when the run stopped. */
@@ -110,12 +110,6 @@ export function latencyStats(log: CallLog, from: number, to: number, settledAt: 
     p99: percentile(sorted, 0.99),
     max: sorted[sorted.length - 1]!,
   };
-}
-
-/** Nearest-rank percentile of ascending `sorted` (non-empty), `q` in (0, 1]. */
-export function percentile(sorted: ArrayLike<number>, q: number): number {
-  const rank = Math.ceil(q * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
 }
 
 function completedBetween(log: CallLog, from: number, to: number): number {

@@ -3,8 +3,8 @@
 // buckets, where a stuck caller climbs through every bucket it waits in.
 import { describe, expect, it } from 'vitest';
 import { CallLog, Outcome, type Timeline } from '../../bench/outage/call-log.js';
-import { chartSeries } from '../../bench/outage/series.js';
-import { healToFull, latencyStats, percentile, summarizeCalls } from '../../bench/outage/summary.js';
+import { chartSeries, percentile } from '../../bench/outage/series.js';
+import { healToFull, latencyStats, summarizeCalls } from '../../bench/outage/summary.js';
 
 const TIMELINE: Timeline = {
   startedAt: 0,
