@@ -3,7 +3,7 @@
 import type { RespValue } from '../../resp/types.js';
 import type { CommandOptions } from '../../transport/command.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
-import { asString, unexpected } from './reply.js';
+import { asInteger, asString, elements, unexpected } from './reply.js';
 
 export interface PubSubCommands {
   /** PUBLISH: how many subscribers (on this node) received the message. */
@@ -22,10 +22,10 @@ export interface PubSubCommands {
 
 export const pubSubCommands: ThisType<CommandCaller> & PubSubCommands = {
   publish(channel, message, options) {
-    return this.call(['PUBLISH', channel, message], asCount, options);
+    return this.call(['PUBLISH', channel, message], asInteger, options);
   },
   spublish(shardChannel, message, options) {
-    return this.call(['SPUBLISH', shardChannel, message], asCount, options);
+    return this.call(['SPUBLISH', shardChannel, message], asInteger, options);
   },
   pubsubChannels(pattern, options) {
     const args = pattern === undefined ? ['PUBSUB', 'CHANNELS'] : ['PUBSUB', 'CHANNELS', pattern];
@@ -39,28 +39,22 @@ export const pubSubCommands: ThisType<CommandCaller> & PubSubCommands = {
     return this.call(['PUBSUB', 'NUMSUB', ...channels], asCountsByName, options);
   },
   pubsubNumPat(options) {
-    return this.call(['PUBSUB', 'NUMPAT'], asCount, options);
+    return this.call(['PUBSUB', 'NUMPAT'], asInteger, options);
   },
 };
 
-function asCount(reply: RespValue): number {
-  if (typeof reply === 'number') return reply;
-  throw unexpected(reply, 'an integer');
-}
-
 function asNames(reply: RespValue): string[] {
-  if (!Array.isArray(reply)) throw unexpected(reply, 'an array');
-  return reply.map(asString);
+  return elements(reply).map(asString);
 }
 
 /** PUBSUB NUMSUB answers a flat array (RESP2) or a map (RESP3) of channel → count. */
 function asCountsByName(reply: RespValue): Map<string, number> {
   const counts = new Map<string, number>();
   if (reply instanceof Map) {
-    for (const [name, count] of reply) counts.set(asString(name), asCount(count));
+    for (const [name, count] of reply) counts.set(asString(name), asInteger(count));
     return counts;
   }
   if (!Array.isArray(reply) || reply.length % 2 !== 0) throw unexpected(reply, 'channel/count pairs');
-  for (let i = 0; i < reply.length; i += 2) counts.set(asString(reply[i]!), asCount(reply[i + 1]!));
+  for (let i = 0; i < reply.length; i += 2) counts.set(asString(reply[i]!), asInteger(reply[i + 1]!));
   return counts;
 }

@@ -4,7 +4,7 @@ import type { RespValue } from '../../resp/types.js';
 import type { CommandOptions } from '../../transport/command.js';
 import { RedisScript, type ScriptArgument, type ScriptOptions, scriptArguments } from '../scripting.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
-import { asString, unexpected } from './reply.js';
+import { asBooleans, asString } from './reply.js';
 
 export interface ScriptingCommands {
   /** EVAL: runs Lua source; resolves with the script's reply as it arrives (API.md "Replies"). */
@@ -79,7 +79,7 @@ export const scriptingCommands: ThisType<CommandCaller> & ScriptingCommands = {
     return this.call(['SCRIPT', 'LOAD', script], asString, options);
   },
   scriptExists(shas, options) {
-    return this.call(['SCRIPT', 'EXISTS', ...shas], asFlags, options);
+    return this.call(['SCRIPT', 'EXISTS', ...shas], asBooleans, options);
   },
   scriptFlush(mode, options) {
     return this.call(mode === undefined ? ['SCRIPT', 'FLUSH'] : ['SCRIPT', 'FLUSH', mode], asString, options);
@@ -94,13 +94,3 @@ export const scriptingCommands: ThisType<CommandCaller> & ScriptingCommands = {
     return new RedisScript(this, lua, options);
   },
 };
-
-/** SCRIPT EXISTS answers 1/0 per SHA (integers in RESP2 and RESP3 alike). */
-function asFlags(reply: RespValue): boolean[] {
-  if (!Array.isArray(reply)) throw unexpected(reply, 'an array');
-  return reply.map((flag) => {
-    if (flag === 1 || flag === true) return true;
-    if (flag === 0 || flag === false) return false;
-    throw unexpected(flag, '0 or 1');
-  });
-}
