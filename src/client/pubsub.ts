@@ -185,14 +185,7 @@ export class Subscriber {
 
   /** Sends a (un)subscribe command on the subscriber connection, opening it on first use. */
   private send(commandName: string, names: string[]): Promise<void> {
-    const command = new Command<void>(
-      [commandName, ...names],
-      CommandFlags.Subscription,
-      undefined,
-      undefined,
-      this.options.commandTimeout,
-    );
-    command.confirmationsLeft = names.length;
+    const command = subscriptionCommand(commandName, names, this.options.commandTimeout);
     if (this.channel === undefined) this.open();
     if (this.backlog !== undefined) this.backlog.push(command);
     else this.channel!.enqueue(command as Command<unknown>);
@@ -243,14 +236,7 @@ export class Subscriber {
       // In Cluster each SSUBSCRIBE must stay within one slot, so shard channels go one by one.
       const groups = kind === 'shard' ? names.map((name) => [name]) : [names];
       for (const group of groups) {
-        const command = new Command<void>(
-          [SUBSCRIBE_COMMAND[kind], ...group],
-          CommandFlags.Subscription,
-          undefined,
-          undefined,
-          this.options.commandTimeout,
-        );
-        command.confirmationsLeft = group.length;
+        const command = subscriptionCommand(SUBSCRIBE_COMMAND[kind], group, this.options.commandTimeout);
         command.promise.catch((error: unknown) => this.onRestoreFailed(kind, group, error));
         queue.push(command as Command<unknown>);
       }
@@ -293,6 +279,23 @@ function nameList(names: string | readonly string[]): string[] {
     if (typeof name !== 'string') throw new TypeError('names must be strings');
   }
   return [...new Set<string>(list)];
+}
+
+/** A (P|S)(UN)SUBSCRIBE, complete once every name is confirmed. */
+function subscriptionCommand(
+  commandName: string,
+  names: readonly string[],
+  timeoutMs: number,
+): Command<void> {
+  const command = new Command<void>(
+    [commandName, ...names],
+    CommandFlags.Subscription,
+    undefined,
+    undefined,
+    timeoutMs,
+  );
+  command.confirmationsLeft = names.length;
+  return command;
 }
 
 function text(value: RespValue | undefined): string | undefined {
