@@ -36,7 +36,7 @@ interface Entry {
   uses: number;
   readonly onIdle: () => void;
   /** Stops forwarding the circuit's transitions; called on eviction. */
-  stopForwarding: () => void;
+  readonly stopForwarding: () => void;
 }
 
 /**
@@ -132,9 +132,8 @@ export class CircuitBreakerRegistry {
       breaker,
       uses: 0,
       onIdle: () => this.becameIdle(entry),
-      stopForwarding: () => {},
+      stopForwarding: breaker.onTransition((from, to) => this.transitions.emit(key, from, to)),
     };
-    entry.stopForwarding = breaker.onTransition((from, to) => this.transitions.emit(key, from, to));
     this.entries.set(key, entry);
     return entry;
   }
