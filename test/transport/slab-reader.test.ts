@@ -22,6 +22,7 @@ describe('SlabReader', () => {
     // 200 KiB - 130 KiB - 10 B is over 64 KiB: same slab; one more large read leaves less.
     read(reader, 10 * 1024, 4);
     read(reader, 10, 5);
+    expect(chunks[3]!.buffer).toBe(chunks[0]!.buffer);
     expect(chunks[4]!.buffer).not.toBe(chunks[0]!.buffer);
     // Earlier chunks keep their bytes: slab memory is never handed out twice.
     expect(chunks[0]!.every((byte) => byte === 1)).toBe(true);
