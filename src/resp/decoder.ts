@@ -347,7 +347,7 @@ export class RespDecoder {
 
   private finishPayload(src: Buffer, start: number, stop: number, resume: number): void {
     const type = this.payloads.type;
-    this.payloads.type = 0;
+    this.payloads.finish();
     let value: RespValue;
     if (type === BULK_STRING) {
       value = this.returnBuffers ? src.subarray(start, stop) : utf8Text(src, start, stop);

@@ -7,6 +7,7 @@ const CR = 0x0d;
 const LF = 0x0a;
 /** Largest scratch buffer kept for string payloads; larger ones are allocated each time. */
 const MAX_SCRATCH_BYTES = 4 * 1024 * 1024;
+const NO_BYTES = Buffer.alloc(0);
 
 /** Throws the decoder's protocol error at an absolute stream offset. */
 export type FailAtOffset = (message: string, offset: number) => never;
@@ -17,8 +18,8 @@ export class PayloadReader {
   length = 0;
   /** Stream offset of the payload's first byte. */
   offset = 0;
-  /** Once `read` completes: the payload is `source[start, start + length)`. */
-  source: Buffer = Buffer.alloc(0);
+  /** Once `read` completes, until `finish`: the payload is `source[start, start + length)`. */
+  source: Buffer = NO_BYTES;
   start = 0;
   /** A payload cut by a chunk boundary, collected with its CRLF. */
   private collected: Buffer | null = null;
@@ -40,8 +41,17 @@ export class PayloadReader {
     this.transient = transient;
   }
 
-  reset(): void {
+  /**
+   * The completed payload has been used: none is under way, and its memory is let go (a payload
+   * collected across chunks may be hundreds of MiB, and no later payload may come to replace it).
+   */
+  finish(): void {
     this.type = 0;
+    this.source = NO_BYTES;
+  }
+
+  reset(): void {
+    this.finish();
     this.collected = null;
     this.span = null;
   }
