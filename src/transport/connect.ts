@@ -20,7 +20,7 @@ export const SLAB_BYTES = 1024 * 1024;
 /** With zero-copy Buffer replies, a retained reply pins its slab: keep that to a socket read's size. */
 const SMALL_SLAB_BYTES = 64 * 1024 + 16 * 1024;
 
-export const LIBRARY_NAME = 'respire';
+const LIBRARY_NAME = 'respire';
 export const LIBRARY_VERSION = '0.1.0';
 
 export interface ConnectionSettings {
@@ -69,9 +69,8 @@ export async function connect(settings: ConnectionSettings, events: ConnectionEv
       : new SlabReader(settings.returnBuffers ? SMALL_SLAB_BYTES : SLAB_BYTES);
     const socket = await openSocket(endpoint, settings.tls, deadline.signal, reader);
     connection = new Connection(endpoint, socket, settings.clock, events, settings.returnBuffers, reader);
-    const ready = connection;
-    await raceAbort(handshake(ready, settings), deadline.signal);
-    return ready;
+    await raceAbort(handshake(connection, settings), deadline.signal);
+    return connection;
   } catch (error) {
     connection?.destroy(undefined);
     throw asConnectionError(error, endpoint);
