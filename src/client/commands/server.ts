@@ -2,7 +2,7 @@
 // and CLIENT ID/GETNAME/SETNAME/INFO/LIST.
 import type { RespArgument } from '../../resp/encoder.js';
 import type { RespValue } from '../../resp/types.js';
-import type { CommandOptions } from '../../transport/command.js';
+import type { CommandOptions, ReplyTransform } from '../../transport/command.js';
 import { checkExclusive, checkOptionKeys, flagOption } from './arguments.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
 import { isCommandOptions } from './connection.js';
@@ -81,6 +81,33 @@ function asTime(reply: RespValue) {
   return { seconds: Number(asString(seconds)), microseconds: Number(asString(microseconds)) };
 }
 
+function asInfoSections(reply: RespValue): InfoSections {
+  return parseInfo(asString(reply));
+}
+
+function asClientInfo(reply: RespValue): Record<string, string> {
+  return parseClientLine(asString(reply));
+}
+
+function asClientList(reply: RespValue): Record<string, string>[] {
+  return asString(reply)
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map(parseClientLine);
+}
+
+/** `INFO [section]`, where the options may stand in the section's place (`info({ signal })`). */
+function infoCall<T>(
+  caller: CommandCaller,
+  transform: ReplyTransform<T>,
+  section: string | CommandOptions | undefined,
+  options: CommandOptions | undefined,
+): Promise<T> {
+  if (section === undefined || isCommandOptions(section))
+    return caller.call(['INFO'], transform, section ?? options);
+  return caller.call(['INFO', section], transform, options);
+}
+
 function flushCall(caller: CommandCaller, name: string, options: FlushOptions | undefined) {
   const args: RespArgument[] = [name];
   if (options !== undefined) {
@@ -99,15 +126,10 @@ function flushCall(caller: CommandCaller, name: string, options: FlushOptions | 
 
 export const serverCommands: ThisType<CommandCaller> & ServerCommands = {
   info(section, options) {
-    if (section === undefined || isCommandOptions(section))
-      return this.call(['INFO'], asString, section ?? options);
-    return this.call(['INFO', section], asString, options);
+    return infoCall(this, asString, section, options);
   },
   infoSections(section, options) {
-    const parse = (reply: RespValue) => parseInfo(asString(reply));
-    if (section === undefined || isCommandOptions(section))
-      return this.call(['INFO'], parse, section ?? options);
-    return this.call(['INFO', section], parse, options);
+    return infoCall(this, asInfoSections, section, options);
   },
   time(options) {
     return this.call(['TIME'], asTime, options);
@@ -131,14 +153,9 @@ export const serverCommands: ThisType<CommandCaller> & ServerCommands = {
     return this.call(['CLIENT', 'SETNAME', name], asOk, options);
   },
   clientInfo(options) {
-    return this.call(['CLIENT', 'INFO'], (reply) => parseClientLine(asString(reply)), options);
+    return this.call(['CLIENT', 'INFO'], asClientInfo, options);
   },
   clientList(options) {
-    const parse = (reply: RespValue) =>
-      asString(reply)
-        .split('\n')
-        .filter((line) => line.trim() !== '')
-        .map(parseClientLine);
-    return this.call(['CLIENT', 'LIST'], parse, options);
+    return this.call(['CLIENT', 'LIST'], asClientList, options);
   },
 };
