@@ -43,8 +43,16 @@ export class KeyPrefixView extends Commander {
 
   /** A view of this view: the prefixes add up. */
   withKeyPrefix(prefix: string | Buffer): KeyPrefixView {
-    return new KeyPrefixView(this.target, joinPrefixes(this.prefix, prefix));
+    return new KeyPrefixView(this.target, joinPrefixes(this.prefix, checkedPrefix(prefix)));
   }
+}
+
+/** `withKeyPrefix`'s argument, of a client or of a view: a non-empty string or Buffer. */
+export function checkedPrefix(prefix: string | Buffer): string | Buffer {
+  if ((typeof prefix !== 'string' && !Buffer.isBuffer(prefix)) || prefix.length === 0) {
+    throw new RespireConfigurationError('withKeyPrefix', prefix, 'a non-empty string or Buffer');
+  }
+  return prefix;
 }
 
 function prefixKey(prefix: string | Buffer, key: RespArgument): RespArgument {

@@ -5,7 +5,6 @@
 import {
   RespireAuthenticationError,
   RespireCircuitOpenError,
-  RespireConfigurationError,
   RespireConnectionError,
   type RespireEndpoint,
   RespireTimeoutError,
@@ -24,7 +23,7 @@ import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
 import { DedicatedPool } from './dedicated-pool.js';
 import { observeConnections, traceCommand } from './diagnostics.js';
-import { KeyPrefixView } from './key-prefix-view.js';
+import { checkedPrefix, KeyPrefixView } from './key-prefix-view.js';
 import { ClientTelemetry } from './metrics.js';
 import { Transaction } from './multi.js';
 import { type ResolvedOptions, type RespireOptions, resolveOptions } from './options.js';
@@ -109,10 +108,7 @@ export class RespireClient extends Commander {
    * this client's connections, and later its circuits. Replies are not rewritten.
    */
   withKeyPrefix(prefix: string | Buffer): KeyPrefixView {
-    if ((typeof prefix !== 'string' && !Buffer.isBuffer(prefix)) || prefix.length === 0) {
-      throw new RespireConfigurationError('withKeyPrefix', prefix, 'a non-empty string or Buffer');
-    }
-    return new KeyPrefixView(this, prefix);
+    return new KeyPrefixView(this, checkedPrefix(prefix));
   }
 
   call<T>(
