@@ -1,6 +1,7 @@
-// One timer per connection, armed at the earliest outstanding deadline (STYLE.md "Async, time,
-// randomness"): commands carry absolute deadlines and the owner settles every expired one in a
-// single pass when the timer fires, so no command ever gets a setTimeout of its own.
+// One timer per owner (a connection's reply deadlines, a channel's acquire deadlines), armed at the
+// earliest outstanding deadline (STYLE.md "Async, time, randomness"): commands carry absolute
+// deadlines and the owner settles every expired one in a single pass when the timer fires, so no
+// command ever gets a setTimeout of its own.
 import type { Clock } from '../util/clock.js';
 
 export class DeadlineTimer {
