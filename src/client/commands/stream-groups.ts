@@ -2,7 +2,7 @@
 // the XPENDING summary.
 import type { RespArgument } from '../../resp/encoder.js';
 import type { RespValue } from '../../resp/types.js';
-import { CommandFlags, type CommandOptions } from '../../transport/command.js';
+import type { CommandOptions } from '../../transport/command.js';
 import { checkOptionKeys, flagOption, integerOption } from './arguments.js';
 import { itemsCall } from './call-shapes.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
@@ -17,7 +17,13 @@ import {
   type RedisValue,
   unexpected,
 } from './reply.js';
-import { asStreamReads, pushStreams, type StreamOffset, type StreamRead } from './streams.js';
+import {
+  asStreamReads,
+  pushReadOptions,
+  pushStreams,
+  type StreamOffset,
+  type StreamRead,
+} from './streams.js';
 
 /**
  * An entry read from a group. Reading the group's history (an ID other than `'>'`) gives null
@@ -163,12 +169,7 @@ export const streamGroupCommands: ThisType<CommandCaller> & StreamGroupCommands<
     try {
       if (options !== undefined) {
         checkOptionKeys('xreadgroup', options, ['COUNT', 'BLOCK', 'NOACK']);
-        if (options.COUNT !== undefined)
-          args.push('COUNT', integerOption('xreadgroup', 'COUNT', options.COUNT, 0));
-        if (options.BLOCK !== undefined) {
-          args.push('BLOCK', integerOption('xreadgroup', 'BLOCK', options.BLOCK, 0));
-          flags = CommandFlags.Blocking;
-        }
+        flags = pushReadOptions('xreadgroup', args, options);
         if (flagOption('xreadgroup', 'NOACK', options.NOACK)) args.push('NOACK');
       }
       pushStreams('xreadgroup', args, streams);

@@ -154,8 +154,19 @@ export function pushTrim(
   }
 }
 
-/** `[COUNT n] [BLOCK ms] … STREAMS key… id…` of XREAD/XREADGROUP. */
-export function pushStreams(helper: string, args: RespArgument[], streams: unknown): RespArgument[] {
+/**
+ * `[COUNT n] [BLOCK ms]` of XREAD/XREADGROUP; answers the command flags: Blocking with BLOCK, so
+ * that the read waits on a dedicated connection.
+ */
+export function pushReadOptions(helper: string, args: RespArgument[], options: XReadOptions): number {
+  if (options.COUNT !== undefined) args.push('COUNT', integerOption(helper, 'COUNT', options.COUNT, 0));
+  if (options.BLOCK === undefined) return 0;
+  args.push('BLOCK', integerOption(helper, 'BLOCK', options.BLOCK, 0));
+  return CommandFlags.Blocking;
+}
+
+/** `STREAMS key… id…` of XREAD/XREADGROUP. */
+export function pushStreams(helper: string, args: RespArgument[], streams: unknown): void {
   const list = (Array.isArray(streams) ? streams : [streams]) as StreamOffset[];
   if (list.length === 0) throw new TypeError(`${helper}: streams must not be empty`);
   args.push('STREAMS');
@@ -165,7 +176,6 @@ export function pushStreams(helper: string, args: RespArgument[], streams: unkno
     args.push(stream.key);
   }
   for (const stream of list) args.push(stream.id);
-  return args;
 }
 
 const TRIM_OPTIONS = ['MAXLEN', 'MINID', 'APPROXIMATE', 'LIMIT'];
@@ -224,12 +234,7 @@ export const streamCommands: ThisType<CommandCaller> & StreamCommands<RedisValue
     try {
       if (options !== undefined) {
         checkOptionKeys('xread', options, ['COUNT', 'BLOCK']);
-        if (options.COUNT !== undefined)
-          args.push('COUNT', integerOption('xread', 'COUNT', options.COUNT, 0));
-        if (options.BLOCK !== undefined) {
-          args.push('BLOCK', integerOption('xread', 'BLOCK', options.BLOCK, 0));
-          flags = CommandFlags.Blocking;
-        }
+        flags = pushReadOptions('xread', args, options);
       }
       pushStreams('xread', args, streams);
     } catch (error) {
