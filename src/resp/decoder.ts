@@ -36,9 +36,9 @@ const LF = 0x0a;
 const MINUS = 0x2d;
 const COLON = 0x3a;
 
-export const DEFAULT_MAX_NESTING_DEPTH = 1_000_000;
-export const DEFAULT_MAX_BULK_LENGTH = 512 * 1024 * 1024;
-export const DEFAULT_MAX_AGGREGATE_LENGTH = 2 ** 32 - 1;
+const DEFAULT_MAX_NESTING_DEPTH = 1_000_000;
+const DEFAULT_MAX_BULK_LENGTH = 512 * 1024 * 1024;
+const DEFAULT_MAX_AGGREGATE_LENGTH = 2 ** 32 - 1;
 
 /**
  * Decodes a stream of RESP2/RESP3 frames. Feed it every byte the server sends, in order, with

@@ -108,7 +108,7 @@ function writeFrame(frame: Frame, parts: Uint8Array[]): void {
  * The double a spelling stands for: `inf` and `nan` in any case with an optional sign, `nan(…)`
  * payloads, everything else JavaScript's own correctly rounded decimal reading.
  */
-export function parseDoubleText(text: string): number {
+function parseDoubleText(text: string): number {
   const unsigned = text.replace(/^[+-]/, '').toLowerCase();
   if (unsigned === 'inf') return text.startsWith('-') ? -Infinity : Infinity;
   if (unsigned.startsWith('nan')) return Number.NaN;
