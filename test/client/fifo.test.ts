@@ -8,6 +8,7 @@ import { RespireClient, RespireConnectionError, RespireTimeoutError } from '../.
 import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
 import { seededRandom } from '../kit/seeded-random.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { nextTurn } from './support.js';
 
 type Kind = 'SET' | 'GET' | 'INCR' | 'ECHO';
 
@@ -125,7 +126,7 @@ describe.each([3, 2] as const)('FIFO alignment under faults (protocol %i)', (pro
           ),
         );
       }
-      if (random.chance(0.5)) await new Promise((resolve) => setImmediate(resolve));
+      if (random.chance(0.5)) await nextTurn();
     }
     return Promise.all(pending);
   }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireClient, RespireTimeoutError } from '../../src/index.js';
 import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { nextTurn } from './support.js';
 
 // A real collection before each heap reading; without it the measure would be mostly garbage.
 v8.setFlagsFromString('--expose-gc');
@@ -89,7 +90,7 @@ describe('a million commands against a black-holed server', () => {
     for (let issued = 0; issued < total; ) {
       for (let i = 0; i < batch; i++, issued++) redis.set(`mem:${issued}`, value).then(onOk, onError);
       // Let rejections and writes happen between batches, as a busy application would.
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       if (issued % 200_000 === 0) {
         peakPending = Math.max(peakPending, issued - ok - acquire - other.length);
         peakHeapGrowth = Math.max(peakHeapGrowth, heapUsed() - baseline);
@@ -155,14 +156,14 @@ describe('a full send queue while disconnected', () => {
       };
       // Fill the queue and its waiters, then flood past them.
       for (let i = 0; i < 2 * capacity; i++) redis.get(`full:${i}`).catch(onError);
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       const stackTraceLimit = Error.stackTraceLimit;
       Error.stackTraceLimit = 0;
       const started = performance.now();
       for (let i = 0; i < 20_000; i++) redis.get(`past:${i}`).catch(onError);
       const elapsedMs = performance.now() - started;
       Error.stackTraceLimit = stackTraceLimit;
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       expect(rejected).toBe(20_000);
       // Fails fast: about 0.2 s here for 20,000 rejections; a scan of the 8,000 queued commands
       // per rejection takes about 3 s.

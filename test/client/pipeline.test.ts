@@ -6,7 +6,7 @@ import net from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import type { RespireClient } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { useTestClients, wireLength } from './support.js';
+import { nextTurn, useTestClients, wireLength } from './support.js';
 
 const server = useRedisServer();
 const { open, proxied } = useTestClients(server);
@@ -96,7 +96,7 @@ describe('automatic pipelining', () => {
     const redis = await open();
     const writes = spyOnWritesTo(server.port);
     const first = redis.echo('a');
-    await Promise.resolve().then(() => new Promise((resolve) => setImmediate(resolve)));
+    await nextTurn();
     const second = redis.echo('b');
     expect(await Promise.all([first, second])).toEqual(['a', 'b']);
     expect(batches(writes)).toHaveLength(2);
@@ -347,7 +347,7 @@ describe('AbortSignal', () => {
       );
       expect(replies[99]).toBe('s99');
       // Warnings are emitted on a later tick.
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual([]);
     } finally {
       process.off('warning', onWarning);
@@ -365,7 +365,7 @@ async function blockedClients(redis: RespireClient, count: number, exact = false
     const list = String(await redis.send(['CLIENT', 'LIST']));
     lines = list.split('\n').filter((line) => line.includes('cmd=blpop') && line.includes('flags=b'));
     if (exact ? lines.length === count : lines.length >= count) return lines;
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
   }
   throw new Error(
     `expected ${exact ? '' : 'at least '}${count} clients blocked in BLPOP, saw ${lines.length}`,

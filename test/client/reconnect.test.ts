@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { RespireClient, RespireConnectionError, RespireTimeoutError } from '../../src/index.js';
 import type { FaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { outcome, useTestClients, wireLength } from './support.js';
+import { nextTurn, outcome, useTestClients, wireLength } from './support.js';
 
 const server = useRedisServer();
 const { open, proxied, startProxy, track } = useTestClients(server);
@@ -43,7 +43,7 @@ describe('connection lost with commands in flight', () => {
     // Frozen, the server leaves the INCRs unanswered; killed, it can never answer them.
     server.kill('SIGSTOP');
     const incrs = Array.from({ length: 50 }, () => outcome(redis.send(['INCR', 'kill:counter'])));
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     server.kill('SIGKILL');
     await server.waitForExit();
     for (const { error } of await Promise.all(incrs)) {

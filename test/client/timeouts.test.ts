@@ -10,7 +10,7 @@ import {
   RespireTimeoutError,
 } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { outcome, useTestClients } from './support.js';
+import { nextTurn, outcome, useTestClients } from './support.js';
 
 const server = useRedisServer();
 const { open, proxied } = useTestClients(server);
@@ -91,7 +91,7 @@ describe('commandTimeout', () => {
     await proxy.setMode('blackhole');
     const started = performance.now();
     const long = outcome(redis.echo('long', { timeout: 20_000 }));
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     const short = outcome(redis.echo('short', { timeout: 150 }));
     const { error } = await short;
     expect(error).toMatchObject({ name: 'RespireTimeoutError', phase: 'response', timeoutMs: 150 });
