@@ -69,9 +69,12 @@ async function readReport(path: string): Promise<BenchReport | undefined> {
   return parsed as BenchReport;
 }
 
-/** Respire's own rows: `respire` and variants such as `respire CommandEncoder`. */
+/**
+ * Respire's own rows: `respire` and variants such as `respire CommandEncoder` or breaker-client's
+ * `respire, circuit closed`. bench/isolation.ts holds these contenders' processes to isolation.
+ */
 export function isRespire(client: string): boolean {
-  return client === 'respire' || client.startsWith('respire ');
+  return client === 'respire' || client.startsWith('respire ') || client.startsWith('respire,');
 }
 
 /**

@@ -58,6 +58,7 @@ describe('isRespire', () => {
   it('knows Respire’s own rows', () => {
     expect(isRespire('respire')).toBe(true);
     expect(isRespire('respire CommandEncoder')).toBe(true);
+    expect(isRespire('respire, circuit closed')).toBe(true);
     expect(isRespire('respire-ish')).toBe(false);
     expect(isRespire('ioredis')).toBe(false);
   });
