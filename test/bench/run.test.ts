@@ -63,6 +63,10 @@ function row(suiteName: string, client: string, value: number): BenchResult {
   return { suite: suiteName, case: 'case A', client, value, unit: 'ops/s' };
 }
 
+const OFF = 'respire, circuitBreaker null';
+const CLOSED = 'respire, circuit closed';
+const METERED = 'respire, circuit closed, meter';
+
 describe('a quick run of every isolated suite, compiled as npm run bench runs it', () => {
   let bench: CompiledBench;
   beforeAll(async () => {
@@ -76,7 +80,7 @@ describe('a quick run of every isolated suite, compiled as npm run bench runs it
     const outcome = await runCompiledBench(bench, [
       '--quick',
       '--only',
-      'resp-decode,resp-encode,client',
+      'resp-decode,resp-encode,client,breaker-client',
       '--json',
       '--out',
       out,
@@ -91,7 +95,7 @@ describe('a quick run of every isolated suite, compiled as npm run bench runs it
       node: process.version,
       cpu: expect.any(String),
       date: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
-      command: `npm run bench -- --quick --only resp-decode,resp-encode,client --json --out ${out}`,
+      command: `npm run bench -- --quick --only resp-decode,resp-encode,client,breaker-client --json --out ${out}`,
     });
     for (const result of printed.results) {
       expect(Object.keys(result).sort()).toEqual(['case', 'client', 'suite', 'unit', 'value']);
@@ -101,7 +105,8 @@ describe('a quick run of every isolated suite, compiled as npm run bench runs it
     const decode = bySuite('resp-decode');
     const encode = bySuite('resp-encode');
     const client = bySuite('client');
-    expect(decode.length + encode.length + client.length).toBe(printed.results.length);
+    const breakerClient = bySuite('breaker-client');
+    expect(decode.length + encode.length + client.length + breakerClient.length).toBe(printed.results.length);
 
     const decodeCases = [...new Set(decode.map((result) => result.case))];
     expect(decodeCases).toEqual([
@@ -164,6 +169,21 @@ describe('a quick run of every isolated suite, compiled as npm run bench runs it
       'ioredis',
       'node-redis',
     ]);
+
+    // Each breaker-client case in its unit, then CPU µs/op, contender by contender; its Respire
+    // processes passed the runner's isolation check, or the suite would have failed.
+    expect(breakerClient.map((result) => `${result.case} | ${result.client} | ${result.unit}`)).toEqual(
+      [
+        ['GET 16 B, Promise.all of 1000', 'ops/s', [OFF, CLOSED, METERED]],
+        ['GET 16 B, Promise.all of 1000', 'CPU µs/op', [OFF, CLOSED, METERED]],
+        ['GET rejected by an open circuit, 1000 at once', 'rejections/s', ['respire, circuit open']],
+        ['GET rejected by an open circuit, 1000 at once', 'CPU µs/op', ['respire, circuit open']],
+        ['RespireCircuitOpenError construction', 'errors/s', ['new RespireCircuitOpenError']],
+        ['RespireCircuitOpenError construction', 'CPU µs/op', ['new RespireCircuitOpenError']],
+      ].flatMap(([name, unit, contenders]) =>
+        (contenders as string[]).map((contender) => `${name} | ${contender} | ${unit}`),
+      ),
+    );
 
     const written = JSON.parse(await readFile(out, 'utf8')) as BenchReport;
     expect(written).toEqual(printed);
