@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { RespireClient, RespireConnectionError } from '../../src/index.js';
 import { startFakeServer } from '../kit/fake-server.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { outcome, useTestClients } from './support.js';
+import { nextTurn, type Outcome, outcome, outcomeWithin, useTestClients } from './support.js';
 
 const server = useRedisServer();
 const { open, proxied, startProxy } = useTestClients(server);
@@ -103,7 +103,7 @@ describe('close()', () => {
     // The server drops a closed client on its own schedule: ask until it is gone.
     let remaining = (await otherClients(monitor)).length;
     for (let attempt = 0; attempt < 200 && remaining > before; attempt++) {
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       remaining = (await otherClients(monitor)).length;
     }
     expect(remaining).toBe(before);
@@ -150,18 +150,14 @@ describe('destroy()', () => {
   it('fails a blocking command in flight at once and closes its connection', async () => {
     const redis = await open();
     const monitor = await open();
-    const blpop = outcome(redis.send(['BLPOP', 'destroy:block', '0']));
+    const blpop = redis.send(['BLPOP', 'destroy:block', '0']);
     for (let attempt = 0; attempt < 500; attempt++) {
       if (String(await monitor.send(['CLIENT', 'LIST'])).includes('cmd=blpop')) break;
     }
     redis.destroy();
-    const { error } = await Promise.race([
-      blpop,
-      new Promise<{ error: unknown }>((resolve) =>
-        setTimeout(() => resolve({ error: 'still pending 2 s after destroy()' }), 2000),
-      ),
-    ]);
-    expect(error).toBeInstanceOf(RespireConnectionError);
+    const settled = await outcomeWithin(blpop, 2_000);
+    expect(settled).not.toBe('pending');
+    expect((settled as Outcome<unknown>).error).toBeInstanceOf(RespireConnectionError);
   });
 });
 

@@ -141,6 +141,18 @@ export function outcome<T>(promise: Promise<T>): Promise<Outcome<T>> {
   );
 }
 
+/**
+ * How `promise` settled, if it did within `ms`, else `'pending'`: for the bound a contract
+ * implies (with slack), where waiting for the settlement alone would hang the test instead.
+ */
+export function outcomeWithin<T>(promise: Promise<T>, ms: number): Promise<Outcome<T> | 'pending'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'pending'>((resolve) => {
+    timer = setTimeout(() => resolve('pending'), ms);
+  });
+  return Promise.race([outcome(promise), late]).finally(() => clearTimeout(timer));
+}
+
 /** Byte length of a command as RESP on the wire (PROTOCOL.md §1.5). */
 export function wireLength(args: readonly string[]): number {
   let length = `*${args.length}\r\n`.length;
