@@ -1,7 +1,12 @@
 // `redis.multi()` and `session.multi()` (API.md "Batches, transactions, views"): commands queued
 // locally, then sent as MULTI, the commands, EXEC in one write on one connection by `exec()`.
 import type { RespArgument } from '../resp/encoder.js';
-import { Command, type CommandOptions, type ReplyTransform } from '../transport/command.js';
+import {
+  Command,
+  type CommandOptions,
+  type ReplyTransform,
+  type SettleObserver,
+} from '../transport/command.js';
 import { Commander } from './commander.js';
 import { invalidTimeout, isTimeout } from './prepare-command.js';
 import {
@@ -79,8 +84,8 @@ export class Transaction<Conflict extends null = never> extends Commander {
     const signal = options?.signal;
     // Never written itself (TransactionRun writes a step for it): no deadline of its own.
     const entry = new Command<T>(args, flags, transform, signal, 0);
+    entry.observer = handledOnFailure;
     if (signal?.aborted) entry.reject(signal.reason);
-    entry.promise.catch(ignore);
     this.entries.push(entry as Command<unknown>);
     return entry.promise;
   }
@@ -132,5 +137,15 @@ export class Transaction<Conflict extends null = never> extends Commander {
     return Promise.reject(error);
   }
 }
+
+/**
+ * Marks a failed entry's promise handled, so an entry nobody awaits cannot surface as an unhandled
+ * rejection; told only on settling, so a successful entry costs no promise reaction.
+ */
+const handledOnFailure: SettleObserver = {
+  commandSettled(command, failed) {
+    if (failed) command.promise.catch(ignore);
+  },
+};
 
 function ignore(): void {}
