@@ -43,9 +43,23 @@ export function isBlockingCommand(args: readonly RespArgument[]): boolean {
   const lower = name.toLowerCase();
   if (!blocking.names.has(lower)) return false;
   if (!BLOCKING_WITH_BLOCK_ARGUMENT.has(lower)) return true;
+  return hasBlockOption(args);
+}
+
+/**
+ * Whether an XREAD/XREADGROUP line has a BLOCK option, read as the server reads it (xreadCommand
+ * in t_stream.c): options up to STREAMS, skipping COUNT's value and GROUP's two names, so a
+ * stream or group named `block` is not taken for the option.
+ */
+function hasBlockOption(args: readonly RespArgument[]): boolean {
   for (let i = 1; i < args.length; i++) {
     const arg = args[i];
-    if (typeof arg === 'string' && arg.length === 5 && arg.toUpperCase() === 'BLOCK') return true;
+    if (typeof arg !== 'string') continue;
+    const word = arg.toUpperCase();
+    if (word === 'BLOCK') return true;
+    if (word === 'STREAMS') return false;
+    if (word === 'COUNT') i += 1;
+    else if (word === 'GROUP') i += 2;
   }
   return false;
 }

@@ -116,6 +116,11 @@ describe('isBlockingCommand', () => {
     expect(isBlockingCommand(['XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', '10', 'STREAMS', 's', '>'])).toBe(
       true,
     );
+    // A stream, group or count value that reads "block" is not the option.
+    expect(isBlockingCommand(['XREAD', 'COUNT', '1', 'STREAMS', 'block', '0'])).toBe(false);
+    expect(isBlockingCommand(['XREADGROUP', 'GROUP', 'block', 'block', 'STREAMS', 's', '>'])).toBe(false);
+    expect(isBlockingCommand(['XREAD', 'COUNT', 'block', 'STREAMS', 's', '0'])).toBe(false);
+    expect(isBlockingCommand(['XREAD', 'COUNT', '1', 'BLOCK', '5', 'STREAMS', 's', '0'])).toBe(true);
     expect(isBlockingCommand(['WAIT', '1', '0'])).toBe(true);
     expect(isBlockingCommand(['WaitAof', '1', '0', '0'])).toBe(true);
   });
