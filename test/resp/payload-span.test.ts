@@ -97,11 +97,14 @@ describe('payloads across chunks', () => {
       }
     });
 
-    it('refuses, copying nothing, when replies are views of the chunks or a streamed string is open', () => {
+    it('refuses when replies are views of the chunks, a streamed string is open or it failed', () => {
       expect(stringDecoder([], true).releaseInput()).toBe(false);
       const decoder = stringDecoder([]);
       decoder.write(Buffer.from('$?\r\n;3\r\nabc\r\n'));
       expect(decoder.releaseInput()).toBe(false);
+      const failed = stringDecoder([]);
+      expect(() => failed.write(Buffer.from('*2\r\n@\r\n'))).toThrow(RespireProtocolError);
+      expect(failed.releaseInput()).toBe(false);
       const replies: unknown[] = [];
       const fresh = stringDecoder(replies);
       expect(fresh.releaseInput()).toBe(true);
