@@ -2,17 +2,13 @@
 // 1 MiB slabs (transport/slab-reader.ts) that are written again once the decoder has copied out
 // the partial reply it still saw there: tens of MiB of replies, cut by reads at random places,
 // must come back exact, ASCII and UTF-8 alike, while the client keeps reusing one slab.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SLAB_BYTES } from '../../src/transport/connect.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { useTestClients } from './support.js';
 
 const server = useRedisServer();
-const { open } = useTestClients(server);
-
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+const { open } = useTestClients(server); // also restores the Buffer spy after the test
 
 /** A value of `length` UTF-16 units whose text depends on `seed`; every third one is not ASCII. */
 function textOf(length: number, seed: number): string {
