@@ -50,7 +50,7 @@ export class Batch extends Commander implements SettleObserver {
   private readonly failures: BatchFailure[] = [];
   private state: BatchState = 'queuing';
   private unsettled = 0;
-  private finished: (() => void) | undefined;
+  private finished: ((failures: BatchFailure[]) => void) | undefined;
 
   constructor(private readonly dispatcher: BatchDispatcher) {
     super();
@@ -127,18 +127,18 @@ export class Batch extends Commander implements SettleObserver {
       return Promise.reject(new TypeError('a batch runs once; this one has already been executed'));
     }
     this.state = 'running';
-    const done = new Promise<void>((resolve) => {
+    const done = new Promise<BatchFailure[]>((resolve) => {
       this.finished = resolve;
     });
     this.dispatcher.dispatch(this.entries);
     this.settleIfDone();
-    return done.then(() => this.failures.sort(byIndex));
+    return done;
   }
 
   private settleIfDone(): void {
     if (this.unsettled !== 0 || this.state !== 'running') return;
     this.state = 'done';
-    this.finished!();
+    this.finished!(this.failures.sort(byIndex));
   }
 }
 
