@@ -118,7 +118,7 @@ function parseDoubleText(text: string): number {
 const maxSafe = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** The value the decoder delivers for `frame` (a Set dedupes, a Map keeps the last value of a key). */
-export function expectedValue(frame: Frame, returnBuffers: boolean): RespValue {
+function expectedValue(frame: Frame, returnBuffers: boolean): RespValue {
   const text = (bytes: Bytes) => (returnBuffers ? Buffer.from(bytes) : Buffer.from(bytes).toString('utf8'));
   const nested = (item: Frame) => expectedValue(item, returnBuffers);
   switch (frame.kind) {
@@ -208,7 +208,7 @@ function collectAttributes(frame: Frame, options: ExpectOptions, events: Decoded
 }
 
 /** The frame under any attribute prefixes. */
-export function unwrap(frame: Frame): Frame {
+function unwrap(frame: Frame): Frame {
   while (frame.kind === 'attributed') frame = frame.value;
   return frame;
 }
