@@ -1,7 +1,8 @@
 // Respire's `node:diagnostics_channel` channels: commands, connections and circuit transitions.
 // Channels are declared once; a message is built and published only while someone subscribes
-// (`channel.hasSubscribers`), so with no subscriber the cost is one property read (undici's rule,
-// STYLE.md). Messages never hold keys, arguments, replies or credentials.
+// (`channel.hasSubscribers`), so with no subscriber the cost is a property read per channel: a
+// command reads the three command channels' (undici's rule, STYLE.md). Messages never hold keys,
+// arguments, replies or credentials.
 //
 // | channel                        | message                                                      |
 // | ------------------------------ | ------------------------------------------------------------ |

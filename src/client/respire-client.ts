@@ -105,7 +105,7 @@ export class RespireClient extends Commander {
 
   /**
    * A view that prefixes every key argument (found from the command table's key specs) and shares
-   * this client's connections, and later its circuits. Replies are not rewritten.
+   * this client's connections and its circuit. Replies are not rewritten.
    */
   withKeyPrefix(prefix: string | Buffer): KeyPrefixView {
     return new KeyPrefixView(this, checkedPrefix(prefix));
