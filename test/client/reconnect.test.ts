@@ -34,6 +34,16 @@ class ReconnectProbe {
   }
 }
 
+/**
+ * The endpoint goes away: its connection is dropped and every reconnect refused. Resolves once
+ * the client has asked `probe` for its first delay, so it is disconnected from then on.
+ */
+async function dropAndRefuse(proxy: FaultProxy, probe: ReconnectProbe): Promise<void> {
+  await proxy.setMode('refuse');
+  await proxy.closeAllConnections();
+  await probe.called(1);
+}
+
 describe('connection lost with commands in flight', () => {
   it('server killed: in-flight commands fail (written: true), nothing is replayed after restart', async () => {
     const probe = new ReconnectProbe();
@@ -110,9 +120,7 @@ describe('connection lost with commands in flight', () => {
   it('commands issued while disconnected fail unsent after acquireTimeout', async () => {
     const probe = new ReconnectProbe(() => 20);
     const { proxy, client: redis } = await proxied({ reconnect: probe.policy, acquireTimeout: 200 });
-    await proxy.setMode('refuse');
-    await proxy.closeAllConnections();
-    await probe.called(1);
+    await dropAndRefuse(proxy, probe);
     const started = performance.now();
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) => outcome(redis.set(`down:${i}`, 'v'))),
@@ -134,9 +142,7 @@ describe('while disconnected', () => {
   it('a command aborted while it waits for the reconnect is never sent', async () => {
     const probe = new ReconnectProbe(() => 20);
     const { proxy, client: redis } = await proxied({ reconnect: probe.policy, acquireTimeout: 10_000 });
-    await proxy.setMode('refuse');
-    await proxy.closeAllConnections();
-    await probe.called(1);
+    await dropAndRefuse(proxy, probe);
     const controller = new AbortController();
     const reason = new Error('no longer needed');
     const aborted = outcome(redis.set('waiting:aborted', 'v', { signal: controller.signal }));
@@ -186,9 +192,7 @@ describe('reconnect option', () => {
   it('calls a custom reconnect function with (attempt, cause) and stops when it returns false', async () => {
     const probe = new ReconnectProbe((attempt) => (attempt < 4 ? 10 : false));
     const { proxy, client: redis } = await proxied({ reconnect: probe.policy, acquireTimeout: 10_000 });
-    await proxy.setMode('refuse');
-    await proxy.closeAllConnections();
-    await probe.called(1);
+    await dropAndRefuse(proxy, probe);
     const queued = outcome(redis.set('custom:queued', 'v'));
     await probe.called(4);
     expect(probe.calls.map((call) => call.attempt)).toEqual([1, 2, 3, 4]);
@@ -297,9 +301,7 @@ describe('retry option', () => {
       reconnect: probe.policy,
       acquireTimeout: 150,
     });
-    await proxy.setMode('refuse');
-    await proxy.closeAllConnections();
-    await probe.called(1);
+    await dropAndRefuse(proxy, probe);
     // The first attempt times out unsent after 150 ms; only then does the server come back.
     const issued = performance.now();
     const incr = outcome(redis.send(['INCR', 'retry:unsent']));
@@ -316,9 +318,7 @@ describe('retry option', () => {
       reconnect: probe.policy,
       acquireTimeout: 100,
     });
-    await proxy.setMode('refuse');
-    await proxy.closeAllConnections();
-    await probe.called(1);
+    await dropAndRefuse(proxy, probe);
     const started = performance.now();
     const { error } = await outcome(redis.get('retry:never'));
     expect(error).toBeInstanceOf(RespireConnectionError);
