@@ -101,35 +101,32 @@ function pushLimit(helper: string, args: RespArgument[], limit: unknown): void {
   );
 }
 
+/** ZRANGE's default `start stop`: indexes, negative ones counting from the end. */
+function pushIndexes(args: RespArgument[], start: unknown, stop: unknown): RespArgument[] {
+  args.push(
+    integerOption('zrange', 'start', start, Number.MIN_SAFE_INTEGER),
+    integerOption('zrange', 'stop', stop, Number.MIN_SAFE_INTEGER),
+  );
+  return args;
+}
+
 function zrangeArguments(
   key: RedisArgument,
   start: unknown,
   stop: unknown,
   options: ZRangeOptions | undefined,
 ) {
-  if (options === undefined) {
-    return [
-      'ZRANGE',
-      key,
-      integerOption('zrange', 'start', start, -(2 ** 53 - 1)),
-      integerOption('zrange', 'stop', stop, -(2 ** 53 - 1)),
-    ];
-  }
+  const args: RespArgument[] = ['ZRANGE', key];
+  if (options === undefined) return pushIndexes(args, start, stop);
   checkOptionKeys('zrange', options, ZRANGE_OPTIONS);
   checkExclusive('zrange', options, ['BYSCORE', 'BYLEX']);
   checkExclusive('zrange', options, ['BYLEX', 'WITHSCORES']);
   const byScore = flagOption('zrange', 'BYSCORE', options.BYSCORE);
   const byLex = flagOption('zrange', 'BYLEX', options.BYLEX);
-  const args: RespArgument[] = ['ZRANGE', key];
   if (byScore)
     args.push(scoreArgument('zrange', 'start', start), scoreArgument('zrange', 'stop', stop), 'BYSCORE');
   else if (byLex) args.push(lexBound('zrange', 'start', start), lexBound('zrange', 'stop', stop), 'BYLEX');
-  else {
-    args.push(
-      integerOption('zrange', 'start', start, -(2 ** 53 - 1)),
-      integerOption('zrange', 'stop', stop, -(2 ** 53 - 1)),
-    );
-  }
+  else pushIndexes(args, start, stop);
   if (flagOption('zrange', 'REV', options.REV)) args.push('REV');
   if (options.LIMIT !== undefined) {
     if (!byScore && !byLex) throw new TypeError('zrange: LIMIT needs BYSCORE or BYLEX');
