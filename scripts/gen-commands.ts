@@ -11,15 +11,12 @@ import { startRedisServer } from '../test/kit/redis-server.js';
 
 export const DATA_FILE = 'src/client/command-table.data.ts';
 
-/** A command as command-table.ts reads it; subcommands nested. */
-export type GeneratedRow = CommandRow;
-
 /** Turns a COMMAND reply (RESP3 or RESP2) into rows sorted by name; throws on an unexpected shape. */
-export function commandRows(reply: RespValue): GeneratedRow[] {
+export function commandRows(reply: RespValue): CommandRow[] {
   return list(reply, 'COMMAND reply').map((element) => commandRow(element));
 }
 
-function commandRow(element: RespValue): GeneratedRow {
+function commandRow(element: RespValue): CommandRow {
   const fields = list(element, 'command');
   const name = text(fields[0], 'command name');
   const at = (index: number) => {
@@ -42,7 +39,7 @@ function commandRow(element: RespValue): GeneratedRow {
   ];
 }
 
-function keySpecRow(spec: RespValue, name: string): GeneratedRow[8][number] {
+function keySpecRow(spec: RespValue, name: string): CommandRow[8][number] {
   const fields = record(spec, `${name} key spec`);
   const flags = list(fields.get('flags') ?? [], `${name} key spec flags`).map((flag) => text(flag, name));
   const begin = record(fields.get('begin_search') ?? null, `${name} begin_search`);
@@ -69,7 +66,7 @@ function keySpecRow(spec: RespValue, name: string): GeneratedRow[8][number] {
   return [flags, beginRow, findRow];
 }
 
-function byName(a: GeneratedRow, b: GeneratedRow): number {
+function byName(a: CommandRow, b: CommandRow): number {
   return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
 }
 
@@ -105,7 +102,7 @@ function describe(value: RespValue | undefined): string {
 }
 
 /** The data module's text: one JSON row per line inside a template literal, which biome leaves alone. */
-export function renderDataFile(rows: readonly GeneratedRow[], serverVersion: string): string {
+export function renderDataFile(rows: readonly CommandRow[], serverVersion: string): string {
   const lines = [...rows].sort(byName).map((row) => JSON.stringify(row));
   for (const line of lines) {
     if (/[`\\]|\$\{/.test(line)) throw new Error(`cannot embed in a template literal: ${line.slice(0, 80)}`);
