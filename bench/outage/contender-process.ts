@@ -4,7 +4,7 @@
 // loads or leaves pending affects only its own figures.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { garbageCollector } from '../garbage-collector.js';
 import { CallLog, type Timeline } from './call-log.js';
 import type { OutageDriver } from './drivers/driver.js';
 import { type ContenderArguments, epochMs, type FromContender, type ToContender } from './messages.js';
@@ -53,21 +53,13 @@ async function check(driver: OutageDriver, channel: string, stream: string): Pro
   }
 }
 
-/** A full collection before the heap baseline; the runner passes --expose-gc, else V8 is asked. */
-function collectGarbage(): void {
-  let collect = (globalThis as { gc?: () => void }).gc;
-  if (collect === undefined) {
-    v8.setFlagsFromString('--expose-gc');
-    collect = runInNewContext('gc') as () => void;
-  }
-  collect();
-}
-
 class ContenderRun {
   private readonly log: CallLog;
   private readonly producers: Producers;
   private readonly task: UnrelatedTask;
   private readonly loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  /** A full collection before the heap baseline (the runner passes --expose-gc). */
+  private readonly collectGarbage = garbageCollector();
   private readonly timeline: Timeline = {
     startedAt: 0,
     blipAt: Number.NaN,
@@ -114,7 +106,7 @@ class ContenderRun {
         return;
       case 'blip':
         this.timeline.blipAt = message.atMs - performance.timeOrigin;
-        collectGarbage();
+        this.collectGarbage();
         this.heapBase = this.heapPeak = v8.getHeapStatistics().used_heap_size;
         this.loopDelay.reset();
         this.timers.push(setInterval(() => this.sampleHeap(), HEAP_SAMPLE_EVERY_MS));

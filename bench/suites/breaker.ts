@@ -1,14 +1,14 @@
 // Benchmark suite `breaker`: the endpoint circuit breaker's hot paths in ns/op (closed admission
 // plus success, open rejection, failure recording into a full ring, a half-open probe cycle), bytes
 // allocated per closed admission, and memory per circuit holding 1024 samples. No peer: in-process.
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { getHeapSpaceStatistics } from 'node:v8';
 import {
   type CircuitAdmission,
   CircuitBreaker,
   CircuitOutcome,
   type RespireCircuitBreakerOptions,
 } from '../../src/breaker/index.js';
+import { garbageCollector } from '../garbage-collector.js';
 import { blackhole, type Contender, measureInterleaved, measureOptions } from '../measure.js';
 import type { BenchContext, BenchResult, InProcessSuite } from '../suite.js';
 
@@ -145,14 +145,6 @@ function timedCases(): TimedCase[] {
   ];
 }
 
-/** `global.gc` when node runs with --expose-gc; otherwise V8's own, exposed at run time. */
-function collector(): () => void {
-  const exposed = (globalThis as { gc?: () => void }).gc;
-  if (typeof exposed === 'function') return exposed;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-}
-
 /** Heap plus ArrayBuffer backing stores (the rings live off-heap), after full collections. */
 function settledBytes(gc: () => void): number {
   gc();
@@ -230,7 +222,7 @@ function allocationResults(gc: () => void): BenchResult[] {
 export const breakerSuite: InProcessSuite = {
   name: 'breaker',
   async run(context: BenchContext): Promise<BenchResult[]> {
-    const gc = collector();
+    const gc = garbageCollector();
     // Allocation first, while the breaker's clock call site has seen one clock and is inlined, as
     // in a client with its single clock. (An out-of-line clock call boxes the double it returns.)
     const results = allocationResults(gc);
