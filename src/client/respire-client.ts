@@ -43,6 +43,8 @@ export class RespireClient extends Commander {
 
   private readonly main: Channel;
   private readonly dedicated: DedicatedPool;
+  /** Lends dedicated connections to blocking commands and WATCH sessions, through the circuit. */
+  private readonly lender: SessionPool;
   /** Pub/sub on a connection of its own, opened on the first subscribe (pubsub.ts). */
   private readonly subscriber: Subscriber;
   private closing: Promise<void> | undefined;
@@ -79,7 +81,8 @@ export class RespireClient extends Commander {
       onReconnectScheduled: connections.reconnecting,
     });
     this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
-    this.sessions = new WatchSessions(this.sessionPool(), options.commandTimeout);
+    this.lender = this.dedicatedLender();
+    this.sessions = new WatchSessions(this.lender, options.commandTimeout);
     this.batchDispatcher = {
       commandTimeout: options.commandTimeout,
       errorSink: this.errorSink,
@@ -237,10 +240,11 @@ export class RespireClient extends Commander {
   }
 
   /**
-   * Dedicated connections for WATCH sessions. With a circuit, one is not even opened while the
-   * circuit rejects, and failing to open one is a selection failure (circuit-gate.ts `borrow`).
+   * Dedicated connections for blocking commands and WATCH sessions. With a circuit, one is not even
+   * opened while the circuit rejects, and failing to open one is a selection failure
+   * (circuit-gate.ts `borrow`).
    */
-  private sessionPool(): SessionPool {
+  private dedicatedLender(): SessionPool {
     const { gate, dedicated } = this;
     if (gate === undefined) return dedicated;
     return {
@@ -252,7 +256,7 @@ export class RespireClient extends Commander {
 
   /** A blocking command borrows a connection of its own for as long as it runs. */
   private runDedicated(command: Command<unknown>): void {
-    (this.gate === undefined ? this.dedicated.acquire() : this.gate.borrow(this.dedicated)).then(
+    this.lender.acquire().then(
       (channel) => {
         channel.enqueue(command);
         command.promise.then(
