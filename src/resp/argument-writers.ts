@@ -11,10 +11,11 @@ interface RawStringWriters {
 }
 
 // Strings up to this many UTF-16 units are scanned and copied by a charCodeAt loop, which beats a
-// call into C++ below it (measured with .tmp/encoder). At most 33: the upper bound of a short
-// string's header assumes 3 × units has two digits. Measured on Node 20: a `class … extends
-// String` anywhere in the process (ioredis has one) turns String.prototype into a dictionary and
-// makes every charCodeAt about 4 times slower, so compare encoders in separate processes.
+// call into C++ below it (a one-off measurement; its script is not kept). At most 33: the upper
+// bound of a short string's header assumes 3 × units has two digits. Measured on Node 20: a
+// `class … extends String` anywhere in the process (ioredis has one) turns String.prototype into
+// a dictionary and makes every charCodeAt about 4 times slower, so compare encoders in separate
+// processes.
 export const SHORT_STRING_UNITS = 32;
 
 const CR = 13;

@@ -16,8 +16,8 @@ export type RespArgument = string | Uint8Array | number | bigint;
 
 // Uint8Arrays up to this many bytes are copied byte by byte rather than by `TypedArray#set`.
 const SHORT_BYTES = 16;
-// Uint8Arrays from this many bytes are referenced, not copied, by a CommandEncoder. Measured
-// through a loopback socket (.tmp/encoder2/socket.mjs): two more chunks in a corked writev cost
+// Uint8Arrays from this many bytes are referenced, not copied, by a CommandEncoder. Measured once
+// through a loopback socket (the script is not kept): two more chunks in a corked writev cost
 // about as much as a 2 KiB memcpy, and referencing saves a quarter of the CPU time at 16 KiB.
 // Smaller values stay copied, so the must-not-modify contract only covers ones where it pays.
 const DEFAULT_LARGE_ARGUMENT_BYTES = 16 * 1024;
