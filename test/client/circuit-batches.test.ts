@@ -3,7 +3,7 @@
 // execution reaches them, a transaction checked once as a unit, WATCH checked as its own command.
 import { describe, expect, it } from 'vitest';
 import { Instruments } from '../../src/client/metrics.js';
-import { RespireCircuitOpenError, RespireServerError } from '../../src/index.js';
+import { RespireCircuitOpenError, RespireConnectionError, RespireServerError } from '../../src/index.js';
 import { encodePipeline } from '../kit/resp-wire.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import {
@@ -144,7 +144,7 @@ describe('transactions', () => {
     const exec = outcome(tx.exec());
     await proxy.waitForClientBytes(before + 1);
     await proxy.setMode('reset');
-    expect((await exec).error).toBeDefined();
+    expect((await exec).error).toBeInstanceOf(RespireConnectionError);
     expect(circuit.snapshot()).toMatchObject({
       state: 'closed',
       failures: 1,
