@@ -36,7 +36,7 @@ export function asValues(reply: RespValue): RedisValue[] {
   return elements(reply).map(asValue);
 }
 
-/** An array whose slots may be null (MGET, HMGET, LPOS COUNT). */
+/** An array whose slots may be null (MGET, HMGET). */
 export function asNullableValues(reply: RespValue): (RedisValue | null)[] {
   return elements(reply).map(asNullableValue);
 }
