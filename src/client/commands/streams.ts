@@ -97,7 +97,7 @@ export interface StreamCommands<V extends RedisValue = string> {
   xtrim(key: RedisArgument, options: StreamTrimOptions): Promise<number>;
 }
 
-export function asStreamEntries(reply: RespValue): StreamEntry<RedisValue>[] {
+function asStreamEntries(reply: RespValue): StreamEntry<RedisValue>[] {
   if (reply === null) return [];
   return elements(reply).map((item) => {
     const [id, fields] = elements(item);
@@ -130,12 +130,7 @@ function asXRead(reply: RespValue) {
 }
 
 /** `MAXLEN|MINID [~] threshold [LIMIT n]`, appended when a trim option is set. */
-export function pushTrim(
-  helper: string,
-  args: RespArgument[],
-  options: StreamTrimOptions,
-  required: boolean,
-): void {
+function pushTrim(helper: string, args: RespArgument[], options: StreamTrimOptions, required: boolean): void {
   checkExclusive(helper, options, ['MAXLEN', 'MINID']);
   const approximate = flagOption(helper, 'APPROXIMATE', options.APPROXIMATE);
   if (options.MAXLEN !== undefined) args.push('MAXLEN');

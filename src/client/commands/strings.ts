@@ -104,7 +104,7 @@ const SET_EXPIRIES = [...EXPIRY_KINDS, 'KEEPTTL'];
 const NX_OR_XX = ['NX', 'XX'];
 
 /** Appends the one expiry option set, if any. */
-export function pushExpiry(helper: string, args: RespArgument[], options: ExpiryOptions): void {
+function pushExpiry(helper: string, args: RespArgument[], options: ExpiryOptions): void {
   for (const kind of EXPIRY_KINDS) {
     const value = options[kind];
     if (value !== undefined) args.push(kind, integerOption(helper, kind, value, 1));
