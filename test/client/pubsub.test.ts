@@ -3,10 +3,11 @@
 // the subscriber connection.
 import { once } from 'node:events';
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PubSubListener } from '../../src/client/pubsub.js';
-import { RespireClient, type RespireOptions } from '../../src/index.js';
+import type { RespireClient } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { useTestClients } from './support.js';
 
 type Received = [message: string | Buffer, channel: string, pattern: string | undefined];
 
@@ -32,21 +33,7 @@ class Inbox {
 
 describe.each([3, 2] as const)('pub/sub over RESP%i', (protocol) => {
   const server = useRedisServer();
-  const clients: RespireClient[] = [];
-
-  async function connect(options: Partial<RespireOptions> = {}): Promise<RespireClient> {
-    const client = await RespireClient.connect({
-      endpoints: [{ host: server.host, port: server.port }],
-      protocol,
-      ...options,
-    });
-    clients.push(client);
-    return client;
-  }
-
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-  });
+  const { open: connect } = useTestClients(server, { protocol });
 
   it('delivers published messages to a channel listener', async () => {
     const redis = await connect();
