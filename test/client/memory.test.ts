@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireClient, RespireTimeoutError } from '../../src/index.js';
 import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { nextTurn } from './support.js';
+import { nextTurn, useTestClients } from './support.js';
 
 // A real collection before each heap reading; without it the measure would be mostly garbage.
 v8.setFlagsFromString('--expose-gc');
@@ -128,17 +128,15 @@ describe('a million commands against a black-holed server', () => {
 });
 
 describe('a full send queue while disconnected', () => {
-  const server = useRedisServer();
+  const { proxied } = useTestClients(useRedisServer());
 
   it('rejects commands past capacity in time independent of maxPendingCommands', async () => {
-    const proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
     let noticed: () => void = () => {};
     const disconnected = new Promise<void>((resolve) => {
       noticed = resolve;
     });
     const capacity = 8000;
-    const redis = await RespireClient.connect({
-      endpoints: [{ host: proxy.host, port: proxy.port }],
+    const { proxy, client: redis } = await proxied({
       maxPendingCommands: capacity,
       acquireTimeout: 60_000,
       reconnect: () => {
@@ -146,31 +144,26 @@ describe('a full send queue while disconnected', () => {
         return 60_000;
       },
     });
-    try {
-      await proxy.setMode('refuse');
-      await proxy.closeAllConnections();
-      await disconnected;
-      let rejected = 0;
-      const onError = () => {
-        rejected++;
-      };
-      // Fill the queue and its waiters, then flood past them.
-      for (let i = 0; i < 2 * capacity; i++) redis.get(`full:${i}`).catch(onError);
-      await nextTurn();
-      const stackTraceLimit = Error.stackTraceLimit;
-      Error.stackTraceLimit = 0;
-      const started = performance.now();
-      for (let i = 0; i < 20_000; i++) redis.get(`past:${i}`).catch(onError);
-      const elapsedMs = performance.now() - started;
-      Error.stackTraceLimit = stackTraceLimit;
-      await nextTurn();
-      expect(rejected).toBe(20_000);
-      // Fails fast: about 0.2 s here for 20,000 rejections; a scan of the 8,000 queued commands
-      // per rejection takes about 3 s.
-      expect(elapsedMs).toBeLessThan(1500);
-    } finally {
-      redis.destroy();
-      await proxy.stop();
-    }
+    await proxy.setMode('refuse');
+    await proxy.closeAllConnections();
+    await disconnected;
+    let rejected = 0;
+    const onError = () => {
+      rejected++;
+    };
+    // Fill the queue and its waiters, then flood past them.
+    for (let i = 0; i < 2 * capacity; i++) redis.get(`full:${i}`).catch(onError);
+    await nextTurn();
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    const started = performance.now();
+    for (let i = 0; i < 20_000; i++) redis.get(`past:${i}`).catch(onError);
+    const elapsedMs = performance.now() - started;
+    Error.stackTraceLimit = stackTraceLimit;
+    await nextTurn();
+    expect(rejected).toBe(20_000);
+    // Fails fast: about 0.2 s here for 20,000 rejections; a scan of the 8,000 queued commands
+    // per rejection takes about 3 s.
+    expect(elapsedMs).toBeLessThan(1500);
   });
 });
