@@ -3,22 +3,22 @@
 // the client reconnects and serves new commands. Also: push frames between replies never take a
 // reply's place (§1.3).
 import { afterEach, describe, expect, it } from 'vitest';
-import { RespireClient, type RespireOptions, RespireProtocolError } from '../../src/index.js';
-import { HELLO_3_REPLY, startFakeServer } from '../kit/fake-server.js';
-import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
+import { RespireClient, RespireProtocolError } from '../../src/index.js';
+import { type FakeServer, HELLO_3_REPLY, startFakeServer } from '../kit/fake-server.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { outcome } from './support.js';
+import { outcome, useTestClients } from './support.js';
 
 const clients: RespireClient[] = [];
-const proxies: FaultProxy[] = [];
-
-afterEach(async () => {
+afterEach(() => {
   for (const client of clients.splice(0)) client.destroy();
-  await Promise.all(proxies.splice(0).map((proxy) => proxy.stop()));
 });
 
-async function open(host: string, port: number, options: Partial<RespireOptions> = {}) {
-  const client = await RespireClient.connect({ endpoints: [{ host, port }], reconnect: () => 5, ...options });
+/** A client of `fake`, destroyed after the test. */
+async function open(fake: FakeServer): Promise<RespireClient> {
+  const client = await RespireClient.connect({
+    endpoints: [{ host: fake.host, port: fake.port }],
+    reconnect: () => 5,
+  });
   clients.push(client);
   return client;
 }
@@ -37,12 +37,10 @@ function answer(args: string[]): string {
 }
 
 describe('malformed reply from a real server (proxy corrupts a byte)', () => {
-  const server = useRedisServer();
+  const { proxied } = useTestClients(useRedisServer(), { reconnect: () => 5 });
 
   it('fails every in-flight command with RespireProtocolError, then reconnects', async () => {
-    const proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
-    proxies.push(proxy);
-    const redis = await open(proxy.host, proxy.port);
+    const { proxy, client: redis } = await proxied();
     // Replies to ECHO e0..e9 are 8 bytes each; the type byte of the 11th reply is corrupted.
     await proxy.setMode('corruptReplyByte', 80);
     const results = await Promise.all(Array.from({ length: 100 }, (_, i) => outcome(redis.echo(`e${i}`))));
@@ -57,9 +55,7 @@ describe('malformed reply from a real server (proxy corrupts a byte)', () => {
   });
 
   it('fails a pipeline of mixed commands when a bulk length is corrupted', async () => {
-    const proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
-    proxies.push(proxy);
-    const redis = await open(proxy.host, proxy.port);
+    const { proxy, client: redis } = await proxied();
     await redis.set('fault:k', 'value');
     // Reply 0 is `+OK\r\n` (5 bytes); reply 1 is `$5\r\nvalue\r\n`: its length digit becomes '-'.
     await proxy.setMode('corruptReplyByte', 6, '-'.charCodeAt(0));
@@ -97,7 +93,7 @@ describe('malformed reply from the fake server', () => {
         return answer(args);
       },
     });
-    const redis = await open(fake.host, fake.port);
+    const redis = await open(fake);
     const results = await Promise.all([
       outcome(redis.get('a')),
       outcome(redis.get('b')),
@@ -128,7 +124,7 @@ describe('malformed reply from the fake server', () => {
         return answer(args);
       },
     });
-    const redis = await open(fake.host, fake.port);
+    const redis = await open(fake);
     const first = await outcome(redis.echo('one'));
     expect(first).toEqual({ value: 'one' });
     // The extra reply closed that connection; the next command gets a new one and its own reply.
@@ -147,18 +143,18 @@ describe('push frames between replies', () => {
         return args[0]!.toUpperCase() === 'ECHO' ? `${push}${reply}${push}` : reply;
       },
     });
-    const redis = await open(fake.host, fake.port);
+    const redis = await open(fake);
     const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => redis.echo(`p${i}`)));
     expect(replies).toEqual(Array.from({ length: 50 }, (_, i) => `p${i}`));
     expect(fake.connectionCount).toBe(1);
   });
 
   describe('against a real server', () => {
-    const server = useRedisServer();
+    const { open: openReal } = useTestClients(useRedisServer());
 
     it('keeps replies aligned while invalidation pushes arrive (RESP3 CLIENT TRACKING)', async () => {
-      const redis = await open(server.host, server.port);
-      const writer = await open(server.host, server.port);
+      const redis = await openReal();
+      const writer = await openReal();
       expect(await redis.send(['CLIENT', 'TRACKING', 'on'])).toBe('OK');
       for (let round = 0; round < 20; round++) {
         const key = `track:${round}`;
