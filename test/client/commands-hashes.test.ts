@@ -75,6 +75,7 @@ describe.each(PROTOCOLS)('hash helpers over RESP%i', (protocol) => {
   });
 
   it('rejects bad arguments without sending anything', async () => {
+    await redis.send(['CONFIG', 'RESETSTAT']);
     await expect(redis.hset('h', {})).rejects.toThrow('hset: at least one');
     await expect(redis.hset('h', [['only-name']] as never)).rejects.toThrow('[name, value]');
     await expect(redis.hset('h', 42 as never)).rejects.toThrow(TypeError);
@@ -84,6 +85,9 @@ describe.each(PROTOCOLS)('hash helpers over RESP%i', (protocol) => {
     await expect(redis.hrandfield('h', 1.5)).rejects.toThrow('count');
     await expect(redis.hrandfieldWithValues('h', Number.NaN)).rejects.toThrow('count');
     expect(await redis.dbsize()).toBe(0);
+    // Nothing reached the server but the statistics reset and DBSIZE.
+    const { commandstats } = await redis.infoSections('commandstats');
+    expect(Object.keys(commandstats ?? {}).sort()).toEqual(['cmdstat_config|resetstat', 'cmdstat_dbsize']);
   });
 
   it('keeps binary values as Buffers with returnBuffers', () =>

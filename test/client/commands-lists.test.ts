@@ -94,6 +94,7 @@ describe.each(PROTOCOLS)('list helpers over RESP%i', (protocol) => {
   });
 
   it('rejects bad arguments without sending anything', async () => {
+    await redis.send(['CONFIG', 'RESETSTAT']);
     await expect(redis.lpush('l', [])).rejects.toThrow('lpush: elements must not be empty');
     await expect(redis.lpop('l', -1)).rejects.toThrow('count');
     await expect(redis.linsert('l', 'AROUND' as never, 'a', 'b')).rejects.toThrow('BEFORE, AFTER');
@@ -105,6 +106,9 @@ describe.each(PROTOCOLS)('list helpers over RESP%i', (protocol) => {
     await expect(redis.lpos('l', 'a', { RANK: 0 })).rejects.toThrow('RANK');
     await expect(redis.lpos('l', 'a', { rank: 1 } as never)).rejects.toMatchObject({ option: 'lpos.rank' });
     expect(await redis.dbsize()).toBe(0);
+    // Nothing reached the server but the statistics reset and DBSIZE.
+    const { commandstats } = await redis.infoSections('commandstats');
+    expect(Object.keys(commandstats ?? {}).sort()).toEqual(['cmdstat_config|resetstat', 'cmdstat_dbsize']);
   });
 
   it('keeps binary elements as Buffers with returnBuffers', () =>

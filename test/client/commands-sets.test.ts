@@ -61,6 +61,7 @@ describe.each(PROTOCOLS)('set helpers over RESP%i', (protocol) => {
   });
 
   it('rejects bad arguments without sending anything', async () => {
+    await redis.send(['CONFIG', 'RESETSTAT']);
     await expect(redis.sadd('s', [])).rejects.toThrow('sadd: members must not be empty');
     await expect(redis.srem('s', [])).rejects.toThrow('srem');
     await expect(redis.sinter([])).rejects.toThrow('sinter');
@@ -73,6 +74,9 @@ describe.each(PROTOCOLS)('set helpers over RESP%i', (protocol) => {
       option: 'sintercard.limit',
     });
     expect(await redis.dbsize()).toBe(0);
+    // Nothing reached the server but the statistics reset and DBSIZE.
+    const { commandstats } = await redis.infoSections('commandstats');
+    expect(Object.keys(commandstats ?? {}).sort()).toEqual(['cmdstat_config|resetstat', 'cmdstat_dbsize']);
   });
 
   it('keeps binary members as Buffers with returnBuffers', () =>

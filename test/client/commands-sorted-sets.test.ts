@@ -122,6 +122,7 @@ describe.each(PROTOCOLS)('sorted set helpers over RESP%i', (protocol) => {
   });
 
   it('rejects bad options and arguments without sending anything', async () => {
+    await redis.send(['CONFIG', 'RESETSTAT']);
     const configuration: [Promise<unknown>, string][] = [
       [redis.zadd('z', { member: 'a', score: 1 }, { NX: true, XX: true }), 'zadd.XX'],
       [redis.zadd('z', { member: 'a', score: 1 }, { GT: true, LT: true }), 'zadd.LT'],
@@ -147,6 +148,9 @@ describe.each(PROTOCOLS)('sorted set helpers over RESP%i', (protocol) => {
     await expect(redis.zmscore('z', [])).rejects.toThrow(TypeError);
     await expect(redis.zrem('z', [])).rejects.toThrow('zrem');
     expect(await redis.dbsize()).toBe(0);
+    // Nothing reached the server but the statistics reset and DBSIZE.
+    const { commandstats } = await redis.infoSections('commandstats');
+    expect(Object.keys(commandstats ?? {}).sort()).toEqual(['cmdstat_config|resetstat', 'cmdstat_dbsize']);
   });
 
   it('keeps binary members as Buffers with returnBuffers, scores as numbers', () =>

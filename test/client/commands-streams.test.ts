@@ -135,6 +135,7 @@ describe.each(PROTOCOLS)('stream helpers over RESP%i', (protocol) => {
   });
 
   it('rejects bad options and arguments without sending anything', async () => {
+    await redis.send(['CONFIG', 'RESETSTAT']);
     const configuration: [Promise<unknown>, string][] = [
       [redis.xadd('s', '*', { a: 'b' }, { MAXLEN: 1, MINID: '0' }), 'xadd.MINID'],
       [redis.xadd('s', '*', { a: 'b' }, { MAXLEN: -1 }), 'xadd.MAXLEN'],
@@ -161,6 +162,9 @@ describe.each(PROTOCOLS)('stream helpers over RESP%i', (protocol) => {
     await expect(redis.xdel('s', [])).rejects.toThrow('xdel');
     await expect(redis.xack('s', 'g', [])).rejects.toThrow('xack');
     expect(await redis.dbsize()).toBe(0);
+    // Nothing reached the server but the statistics reset and DBSIZE.
+    const { commandstats } = await redis.infoSections('commandstats');
+    expect(Object.keys(commandstats ?? {}).sort()).toEqual(['cmdstat_config|resetstat', 'cmdstat_dbsize']);
   });
 
   it('keeps binary field values and stream keys as Buffers with returnBuffers', () =>

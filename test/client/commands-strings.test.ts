@@ -98,6 +98,7 @@ describe.each(PROTOCOLS)('string helpers over RESP%i', (protocol) => {
   });
 
   it('rejects bad options and arguments without sending anything', async () => {
+    await redis.send(['CONFIG', 'RESETSTAT']);
     const bad: [Promise<unknown>, string][] = [
       [redis.set('k', 'v', { EX: 0 }), 'set.EX'],
       [redis.set('k', 'v', { EX: 1.5 }), 'set.EX'],
@@ -119,6 +120,9 @@ describe.each(PROTOCOLS)('string helpers over RESP%i', (protocol) => {
     await expect(redis.setrange('k', -1, 'x')).rejects.toThrow('offset');
     await expect(redis.get(undefined as never)).rejects.toThrow(TypeError);
     expect(await redis.dbsize()).toBe(0);
+    // Nothing reached the server but the statistics reset and DBSIZE.
+    const { commandstats } = await redis.infoSections('commandstats');
+    expect(Object.keys(commandstats ?? {}).sort()).toEqual(['cmdstat_config|resetstat', 'cmdstat_dbsize']);
   });
 
   it('passes per-command options next to the command options', async () => {
