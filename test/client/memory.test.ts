@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireClient, RespireTimeoutError } from '../../src/index.js';
 import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { nextTurn, useTestClients } from './support.js';
+import { inflightCount, nextTurn, useTestClients } from './support.js';
 
 // A real collection before each heap reading; without it the measure would be mostly garbage.
 v8.setFlagsFromString('--expose-gc');
@@ -17,12 +17,6 @@ function heapUsed(): number {
   gc();
   gc();
   return process.memoryUsage().heapUsed;
-}
-
-/** Commands written on the client's shared connection and still owed a reply (a diagnostic). */
-function inflightCount(client: RespireClient): number {
-  const main = (client as unknown as { main: { current?: { inflightCount: number } } }).main;
-  return main.current?.inflightCount ?? 0;
 }
 
 const MiB = 1024 * 1024;
@@ -100,7 +94,7 @@ describe('a million commands against a black-holed server', () => {
     const pending = total - ok - acquire - other.length;
     peakPending = Math.max(peakPending, pending);
     peakHeapGrowth = Math.max(peakHeapGrowth, heapUsed() - baseline);
-    const inflight = inflightCount(redis);
+    const inflight = inflightCount(redis) ?? 0;
     console.log(
       `black-holed flood: pending ${pending} (peak ${peakPending}), in flight ${inflight}, ` +
         `acquire failures ${acquire}, heap growth peak ${(peakHeapGrowth / MiB).toFixed(1)} MiB`,

@@ -127,6 +127,15 @@ export function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/**
+ * Commands written on the client's shared connection and still owed a reply, read from the
+ * client's private `main` channel (a diagnostic); undefined while it has no connection.
+ */
+export function inflightCount(client: RespireClient): number | undefined {
+  const main = (client as unknown as { main: { current?: { inflightCount: number } } }).main;
+  return main.current?.inflightCount;
+}
+
 /** How a promise settled: its value, or the error it rejected with. */
 export interface Outcome<T> {
   value?: T;

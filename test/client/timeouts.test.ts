@@ -3,23 +3,16 @@
 // acquireTimeout for commands that find no room.
 import { describe, expect, it, vi } from 'vitest';
 import {
-  type RespireClient,
   RespireConfigurationError,
   RespireConnectionError,
   type RespireOptions,
   RespireTimeoutError,
 } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { nextTurn, outcome, useTestClients } from './support.js';
+import { inflightCount, nextTurn, outcome, useTestClients } from './support.js';
 
 const server = useRedisServer();
 const { open, proxied } = useTestClients(server);
-
-/** Commands written on the client's shared connection and still owed a reply (a diagnostic). */
-function inflightCount(client: RespireClient): number {
-  const main = (client as unknown as { main: { current?: { inflightCount: number } } }).main;
-  return main.current?.inflightCount ?? -1;
-}
 
 describe('commandTimeout', () => {
   it('times out a black-holed command, replaces the connection, fails the rest, then recovers', async () => {
