@@ -1,11 +1,12 @@
-// The `client` suite's Respire driver: RespireClient with its defaults; explicit pipelines are
-// `redis.batch()` entries written together by `execute()`, which resolves with their values.
+// The `client` suite's Respire driver: RespireClient with its defaults, or with `returnBuffers`;
+// explicit pipelines are `redis.batch()` entries written together by `execute()`, which resolves
+// with their values.
 import { RespireClient } from '../../src/client/respire-client.js';
 import { redisEndpoint } from '../suite.js';
 import type { ClientDriver } from './driver.js';
 
-export async function connectRespire(url: string): Promise<ClientDriver> {
-  const redis = await RespireClient.connect({ endpoints: [redisEndpoint(url)] });
+export async function connectRespire(url: string, returnBuffers = false): Promise<ClientDriver> {
+  const redis = await RespireClient.connect({ endpoints: [redisEndpoint(url)], returnBuffers });
   return {
     get: (key) => redis.get(key),
     set: (key, value) => redis.set(key, value),

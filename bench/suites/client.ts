@@ -17,6 +17,8 @@ import {
 } from '../suite.js';
 
 const RESPIRE = 'respire';
+/** Bulk strings as Buffers: views of the read buffer, which the young generation does not copy. */
+const RESPIRE_BUFFERS = 'respire returnBuffers';
 const IOREDIS = 'ioredis';
 const IOREDIS_AUTO = 'ioredis auto-pipelining';
 const NODE_REDIS = 'node-redis';
@@ -28,6 +30,7 @@ const CEILING_DEPTH: Record<string, number> = { [CEILING]: 16, [PIPELINE_CEILING
 /** Each client by contender name; imported only inside that contender's worker. */
 const DRIVERS: Record<string, ConnectDriver> = {
   [RESPIRE]: async (url) => (await import('../clients/respire.js')).connectRespire(url),
+  [RESPIRE_BUFFERS]: async (url) => (await import('../clients/respire.js')).connectRespire(url, true),
   [IOREDIS]: async (url) => (await import('../clients/ioredis.js')).connectIoredis(url, false),
   [IOREDIS_AUTO]: async (url) => (await import('../clients/ioredis.js')).connectIoredis(url, true),
   [NODE_REDIS]: async (url) => (await import('../clients/node-redis.js')).connectNodeRedis(url),
@@ -117,7 +120,7 @@ const CASES: readonly ClientCase[] = [
     valueBytes: 100 * 1024,
     batch: 100,
     keepReplies: true,
-    contenders: [RESPIRE, IOREDIS, NODE_REDIS],
+    contenders: [RESPIRE, RESPIRE_BUFFERS, IOREDIS, NODE_REDIS],
   },
 ];
 
@@ -170,16 +173,20 @@ async function prepareClient(
   const expected = clientCase.command === 'SET' ? 'OK' : value;
   const pass = passFor(clientCase, driver, keys, value);
 
-  // Untimed: every reply of one pass must be exactly what the command gives back.
+  // Untimed: every reply of one pass must be exactly what the command gives back (as a string, or
+  // as the bytes of one for `returnBuffers`).
   const checked = await pass();
-  const wrong = checked.findIndex((reply) => reply !== expected);
+  const wrong = checked.findIndex(
+    (reply) => (Buffer.isBuffer(reply) ? reply.toString('latin1') : reply) !== expected,
+  );
   if (checked.length !== batch || wrong !== -1) {
     throw new Error(
       `${contender} answered ${clientCase.name} with ${checked.length} replies, reply ${wrong} being ${describe(checked[wrong])}`,
     );
   }
 
-  // Timed: replies are counted by a check that costs nothing next to the round trip.
+  // Timed: replies are counted by a check that costs nothing next to the round trip. The values
+  // are ASCII, so a Buffer's length is the string's.
   let good = 0;
   const expectedLength = expected.length;
   const keep = clientCase.keepReplies === true;
@@ -190,7 +197,7 @@ async function prepareClient(
       if (keep) kept = replies;
       for (let i = 0; i < replies.length; i++) {
         const reply = replies[i];
-        if (typeof reply === 'string' && reply.length === expectedLength) good++;
+        if ((typeof reply === 'string' || Buffer.isBuffer(reply)) && reply.length === expectedLength) good++;
       }
     }),
     units: [{ unit: 'ops/s', perPass: batch }],
@@ -235,6 +242,7 @@ function passFor(
 }
 
 function describe(reply: unknown): string {
+  if (Buffer.isBuffer(reply)) return `a Buffer of ${reply.length}`;
   if (typeof reply === 'string')
     return reply.length > 40 ? `a string of ${reply.length}` : JSON.stringify(reply);
   return String(reply);

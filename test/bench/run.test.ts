@@ -166,6 +166,7 @@ describe('a quick run of every isolated suite, compiled as npm run bench runs it
     expect(clientsOf('GET 100 KiB, Promise.all of 100')).toEqual(everyClient);
     expect(clientsOf('GET 100 KiB, Promise.all of 100, replies kept a pass')).toEqual([
       'respire',
+      'respire returnBuffers',
       'ioredis',
       'node-redis',
     ]);
