@@ -23,6 +23,7 @@ import {
   pushStreams,
   type StreamOffset,
   type StreamRead,
+  streamEntries,
 } from './streams.js';
 
 /**
@@ -105,12 +106,13 @@ export interface StreamGroupCommands<V extends RedisValue = string> {
   xpending(key: RedisArgument, group: RedisArgument, options?: CommandOptions): Promise<PendingSummary>;
 }
 
+/** Fields of a group entry: null for one still pending but deleted from the stream. */
+function asNullableRecord(fields: RespValue): Record<string, RedisValue> | null {
+  return fields === null ? null : asRecord(fields);
+}
+
 function asGroupEntries(reply: RespValue): GroupStreamEntry<RedisValue>[] {
-  return elements(reply).map((item) => {
-    const [id, fields] = elements(item);
-    if (id === undefined || fields === undefined) throw unexpected(item, '[id, fields]');
-    return { id: asString(id), fields: fields === null ? null : asRecord(fields) };
-  });
+  return streamEntries(reply, asNullableRecord);
 }
 
 function asXReadGroup(reply: RespValue) {

@@ -97,13 +97,21 @@ export interface StreamCommands<V extends RedisValue = string> {
   xtrim(key: RedisArgument, options: StreamTrimOptions): Promise<number>;
 }
 
-function asStreamEntries(reply: RespValue): StreamEntry<RedisValue>[] {
+/** `[id, fields]` entries (none for a null reply), their fields converted by `fieldsOf`. */
+export function streamEntries<F>(
+  reply: RespValue,
+  fieldsOf: (fields: RespValue) => F,
+): { id: string; fields: F }[] {
   if (reply === null) return [];
   return elements(reply).map((item) => {
     const [id, fields] = elements(item);
     if (id === undefined || fields === undefined) throw unexpected(item, '[id, fields]');
-    return { id: asString(id), fields: asRecord(fields) };
+    return { id: asString(id), fields: fieldsOf(fields) };
   });
+}
+
+function asStreamEntries(reply: RespValue): StreamEntry<RedisValue>[] {
+  return streamEntries(reply, asRecord);
 }
 
 /** XREAD/XREADGROUP: a RESP3 map or RESP2 array of `[key, entries]`, or null. */
