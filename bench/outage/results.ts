@@ -4,7 +4,7 @@
 import type { BenchResult } from '../suite.js';
 import type { ChartInput } from './chart.js';
 import type { OutageReport } from './scenario.js';
-import { describeSettings, SCALED_BREAKER } from './settings.js';
+import { describeSettings, SCALED_BREAKER, seconds } from './settings.js';
 import type { ContenderSummary } from './summary.js';
 
 export const SUITE = 'outage';
@@ -175,7 +175,7 @@ export function formatTargets(summary: ContenderSummary): string {
 export function outageChartInput(report: OutageReport): ChartInput {
   const { settings } = report;
   return {
-    title: `A ${Number((settings.blipMs / 1000).toFixed(2))} s Redis blip under load: what each client's callers saw`,
+    title: `A ${seconds(settings.blipMs)} Redis blip under load: what each client's callers saw`,
     subtitle: describeSettings(settings),
     blipS: settings.blipMs / 1000,
     offeredPerSecond: settings.callsPerSecond,

@@ -87,6 +87,7 @@ export function describeSettings(settings: OutageSettings): string {
   );
 }
 
-function seconds(ms: number): string {
+/** `ms` as seconds for a reader: `2 s`, `0.25 s`. */
+export function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(2))} s`;
 }

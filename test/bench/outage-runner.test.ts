@@ -5,7 +5,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkTargets, formatOutageTable, METRICS, outageRows } from '../../bench/outage/results.js';
+import {
+  checkTargets,
+  formatOutageTable,
+  METRICS,
+  outageChartInput,
+  outageRows,
+} from '../../bench/outage/results.js';
 import type { OutageReport } from '../../bench/outage/scenario.js';
 import { CONTENDERS, outageSettings, SCALED_BREAKER } from '../../bench/outage/settings.js';
 import type { ContenderSummary } from '../../bench/outage/summary.js';
@@ -150,6 +156,15 @@ describe('outage results', () => {
     });
     expect(failures).toContain('errors of a: A 2,000, B 1');
     expect(formatOutageTable(report)).toContain('errors of ioredis: none');
+  });
+
+  it('titles the chart with the blip in seconds and marks where a circuit opened', () => {
+    const chart = outageChartInput(report);
+    expect(chart.title).toBe("A 10 s Redis blip under load: what each client's callers saw");
+    expect(outageChartInput({ ...report, settings: outageSettings(true, 0.25) }).title).toMatch(
+      /^A 0\.25 s Redis/,
+    );
+    expect(chart.lines.map((line) => line.mark?.atS)).toEqual([5, undefined]);
   });
 
   it('checks the issue-6 targets and names the one missed', () => {
