@@ -62,7 +62,7 @@ const TRANSIENT_CODES = new Set([
 ]);
 
 /** Whether a failed write is worth spooling: nothing sent, or its outcome unknown, or transient. */
-export function isOutage(error: unknown): boolean {
+function isOutage(error: unknown): boolean {
   return (
     error instanceof RespireCircuitOpenError ||
     error instanceof RespireTimeoutError ||

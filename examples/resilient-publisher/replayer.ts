@@ -9,7 +9,7 @@ import { decodeEvent } from './record-codec.js';
 import type { Spool } from './spool.js';
 
 /** XADDs every (key, data) pair of ARGV to KEYS[1], in order, as one atomic step. */
-export const REPLAY_SCRIPT = `for i = 1, #ARGV, 2 do
+const REPLAY_SCRIPT = `for i = 1, #ARGV, 2 do
   redis.call('XADD', KEYS[1], '*', 'key', ARGV[i], 'data', ARGV[i + 1])
 end
 return #ARGV / 2`;

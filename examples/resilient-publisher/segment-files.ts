@@ -37,7 +37,7 @@ export interface SpoolRecovery {
   readonly nextId: number;
 }
 
-export function segmentPath(directory: string, id: number): string {
+function segmentPath(directory: string, id: number): string {
   return path.join(directory, `segment-${String(id).padStart(12, '0')}.log`);
 }
 
