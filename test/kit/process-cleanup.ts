@@ -12,7 +12,7 @@ export function onProcessExit(cleanup: () => void): void {
 }
 
 /** Run every registered cleanup now (each at most once per process). */
-export function runProcessCleanups(): void {
+function runProcessCleanups(): void {
   if (ran) return;
   ran = true;
   for (const cleanup of cleanups.splice(0).reverse()) {
