@@ -9,27 +9,26 @@ import { afterEach, expect, it } from 'vitest';
 import { readUniqueEvents } from '../../examples/resilient-publisher/consumer.js';
 import type { LogEntry } from '../../examples/resilient-publisher/monitor.js';
 import { ResilientPublisher } from '../../examples/resilient-publisher/publisher.js';
-import { RespireClient } from '../../src/index.js';
-import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
+import type { RespireClient } from '../../src/index.js';
+import { useTestClients } from '../client/support.js';
+import type { FaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { expectDelivered, Progress } from './resilient-publisher-kit.js';
 import { segmentFiles, useScratchDirs } from './resilient-publisher-spool-kit.js';
 
-const server = useRedisServer();
+const { open, proxied } = useTestClients(useRedisServer());
 const scratch = useScratchDirs();
 const DEADLINE_MS = 100;
 const PRODUCERS = 4;
 
 const cleanups: (() => unknown)[] = [];
+// Registered after useTestClients, so it runs first: the publisher closes before its client goes.
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 async function rig(): Promise<{ proxy: FaultProxy; client: RespireClient; direct: RespireClient }> {
-  const proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
-  cleanups.push(() => proxy.stop());
-  const client = await RespireClient.connect({
-    endpoints: [{ host: proxy.host, port: proxy.port }],
+  const { proxy, client } = await proxied({
     commandTimeout: DEADLINE_MS,
     acquireTimeout: DEADLINE_MS,
     connectTimeout: DEADLINE_MS,
@@ -44,10 +43,7 @@ async function rig(): Promise<{ proxy: FaultProxy; client: RespireClient; direct
       halfOpenProbeCount: 2,
     },
   });
-  cleanups.push(() => client.destroy());
-  const direct = await RespireClient.connect({ endpoints: [{ host: server.host, port: server.port }] });
-  cleanups.push(() => direct.destroy());
-  return { proxy, client, direct };
+  return { proxy, client, direct: await open() };
 }
 
 it('delivers every event across a blip, in order per producer, with no caller past its deadline', async () => {

@@ -14,8 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { readUniqueEvents } from '../../examples/resilient-publisher/consumer.js';
-import { RespireClient } from '../../src/index.js';
-import { startFaultProxy } from '../kit/fault-proxy.js';
+import { useTestClients } from '../client/support.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { expectDelivered, Progress, parseKey } from './resilient-publisher-kit.js';
 import { lastSegment, segmentFiles, useScratchDirs } from './resilient-publisher-spool-kit.js';
@@ -26,7 +25,7 @@ const TSC = path.join(
   'bin',
   'tsc',
 );
-const server = useRedisServer();
+const { open, startProxy } = useTestClients(useRedisServer());
 const scratch = useScratchDirs();
 let buildDir = '';
 let mainJs = '';
@@ -93,62 +92,57 @@ function run(args: string[], progress: Progress): Child {
 }
 
 it('delivers every acknowledged event after a SIGKILL while spooling and a torn spool tail', async () => {
-  const proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
-  const direct = await RespireClient.connect({ endpoints: [{ host: server.host, port: server.port }] });
-  try {
-    const spool = scratch();
-    const common = ['--redis', `${proxy.host}:${proxy.port}`, '--stream', 'crash:events', '--spool', spool];
-    common.push('--deadline-ms', '100', '--open-duration-ms', '100', '--stats-interval-ms', '0');
-    const progress = new Progress();
-    const first = run(
-      [...common, '--producers', '2', '--interval-ms', '0', '--run-id', 'crash', '--print-acks'],
-      progress,
-    );
-    const acks = (outcome: string) => first.stdout.filter((line) => line.outcome === outcome).length;
+  const proxy = await startProxy();
+  const direct = await open();
+  const spool = scratch();
+  const common = ['--redis', `${proxy.host}:${proxy.port}`, '--stream', 'crash:events', '--spool', spool];
+  common.push('--deadline-ms', '100', '--open-duration-ms', '100', '--stats-interval-ms', '0');
+  const progress = new Progress();
+  const first = run(
+    [...common, '--producers', '2', '--interval-ms', '0', '--run-id', 'crash', '--print-acks'],
+    progress,
+  );
+  const acks = (outcome: string) => first.stdout.filter((line) => line.outcome === outcome).length;
 
-    await progress.until('direct deliveries', () => acks('delivered') >= 50);
-    await proxy.setMode('blackhole');
-    await progress.until('spooled events', () => acks('spooled') >= 300);
-    first.process.kill('SIGKILL');
-    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
-    const acknowledged = new Set(
-      first.stdout.flatMap((line) => (typeof line.ack === 'string' ? [line.ack] : [])),
-    );
-    expect(first.stdout.filter((line) => line.nack !== undefined)).toEqual([]);
+  await progress.until('direct deliveries', () => acks('delivered') >= 50);
+  await proxy.setMode('blackhole');
+  await progress.until('spooled events', () => acks('spooled') >= 300);
+  first.process.kill('SIGKILL');
+  expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+  const acknowledged = new Set(
+    first.stdout.flatMap((line) => (typeof line.ack === 'string' ? [line.ack] : [])),
+  );
+  expect(first.stdout.filter((line) => line.nack !== undefined)).toEqual([]);
 
-    // A record whose write was cut short, as a power loss could leave it: a header promising 100
-    // bytes, and 10 of them.
-    const tornFile = lastSegment(spool);
-    const torn = Buffer.alloc(18, 0xab);
-    torn.writeUInt32LE(100, 0);
-    fs.appendFileSync(tornFile, torn);
-    const sizeWithTorn = fs.statSync(tornFile).size;
+  // A record whose write was cut short, as a power loss could leave it: a header promising 100
+  // bytes, and 10 of them.
+  const tornFile = lastSegment(spool);
+  const torn = Buffer.alloc(18, 0xab);
+  torn.writeUInt32LE(100, 0);
+  fs.appendFileSync(tornFile, torn);
+  const sizeWithTorn = fs.statSync(tornFile).size;
 
-    await proxy.setMode('pass');
-    const second = run([...common, '--drain'], progress);
-    expect(await second.exited).toEqual({ code: 0, signal: null });
-    expect(second.stderr.filter((line) => line.event === 'spool-tail-cut')).toMatchObject([
-      { file: tornFile, offset: sizeWithTorn - 18, bytes: 18, reason: 'torn' },
-    ]);
-    expect(second.stdout.at(-1)).toMatchObject({ done: true, drained: true });
-    expect(segmentFiles(spool)).toEqual([]);
+  await proxy.setMode('pass');
+  const second = run([...common, '--drain'], progress);
+  expect(await second.exited).toEqual({ code: 0, signal: null });
+  expect(second.stderr.filter((line) => line.event === 'spool-tail-cut')).toMatchObject([
+    { file: tornFile, offset: sizeWithTorn - 18, bytes: 18, reason: 'torn' },
+  ]);
+  expect(second.stdout.at(-1)).toMatchObject({ done: true, drained: true });
+  expect(segmentFiles(spool)).toEqual([]);
 
-    // Acks still in the child's stdout buffer died with it: events after a producer's last ack
-    // we saw may be in the stream too. Nothing else may be.
-    const lastAcked = new Map<string, number>();
-    for (const key of acknowledged) {
-      const { producer, seq } = parseKey(key);
-      lastAcked.set(producer, Math.max(lastAcked.get(producer) ?? -1, seq));
-    }
-    const read = await readUniqueEvents(direct, 'crash:events');
-    expectDelivered(read, acknowledged, (key) => {
-      const { producer, seq } = parseKey(key);
-      return acknowledged.has(key) || seq > (lastAcked.get(producer) ?? -1);
-    });
-    const replayed = second.stdout.at(-1)?.stats as { replayed: number };
-    expect(replayed.replayed).toBeGreaterThanOrEqual(acks('spooled'));
-  } finally {
-    direct.destroy();
-    await proxy.stop();
+  // Acks still in the child's stdout buffer died with it: events after a producer's last ack
+  // we saw may be in the stream too. Nothing else may be.
+  const lastAcked = new Map<string, number>();
+  for (const key of acknowledged) {
+    const { producer, seq } = parseKey(key);
+    lastAcked.set(producer, Math.max(lastAcked.get(producer) ?? -1, seq));
   }
+  const read = await readUniqueEvents(direct, 'crash:events');
+  expectDelivered(read, acknowledged, (key) => {
+    const { producer, seq } = parseKey(key);
+    return acknowledged.has(key) || seq > (lastAcked.get(producer) ?? -1);
+  });
+  const replayed = second.stdout.at(-1)?.stats as { replayed: number };
+  expect(replayed.replayed).toBeGreaterThanOrEqual(acks('spooled'));
 });

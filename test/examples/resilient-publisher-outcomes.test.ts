@@ -6,14 +6,17 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../examples/resilient-publisher/monitor.js';
 import { ResilientPublisher } from '../../examples/resilient-publisher/publisher.js';
 import { SpoolFullError, type SpoolOptions } from '../../examples/resilient-publisher/spool-options.js';
-import { RespireClient, RespireServerError } from '../../src/index.js';
-import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
+import { RespireServerError } from '../../src/index.js';
+import { useTestClients } from '../client/support.js';
+import type { FaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { useScratchDirs } from './resilient-publisher-spool-kit.js';
 
 const server = useRedisServer();
+const { open, proxied } = useTestClients(server);
 const scratch = useScratchDirs();
 const cleanups: (() => unknown)[] = [];
+// Registered after useTestClients, so it runs first: publishers close before their clients go.
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
@@ -25,17 +28,13 @@ interface Rig {
 }
 
 async function rig(spool: Partial<SpoolOptions> = {}, withBreaker = true): Promise<Rig> {
-  const proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
-  cleanups.push(() => proxy.stop());
-  const client = await RespireClient.connect({
-    endpoints: [{ host: proxy.host, port: proxy.port }],
+  const { proxy, client } = await proxied({
     commandTimeout: 50,
     acquireTimeout: 50,
     connectTimeout: 50,
     reconnect: () => 10,
     circuitBreaker: withBreaker ? { minimumFailureCount: 2, openDuration: 60_000 } : null,
   });
-  cleanups.push(() => client.destroy());
   const logs: LogEntry[] = [];
   const publisher = new ResilientPublisher(client, {
     stream: 'outcomes:events',
@@ -52,8 +51,7 @@ const events = (logs: LogEntry[]) => logs.map((entry) => entry.event);
 describe('publish outcomes', () => {
   it('rejects with the server error when replaying could not help (WRONGTYPE), spooling nothing', async () => {
     const { publisher } = await rig();
-    const direct = await RespireClient.connect({ endpoints: [{ host: server.host, port: server.port }] });
-    cleanups.push(() => direct.destroy());
+    const direct = await open();
     await direct.set('outcomes:events', 'not a stream');
     const error = await publisher.publish('x').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RespireServerError);
