@@ -4,20 +4,14 @@
 // never a command while the circuit is open, never more than halfOpenProbeCount in flight while it
 // is half-open, and every call settles once, with a reply or a rejection that names no delay.
 import fc from 'fast-check';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { RespireCircuitOpenError, RespireClient } from '../../src/index.js';
-import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { FAST_CIRCUIT, nextTransition, outcome, tripByRefusal, untilProbeDue } from './circuit-kit.js';
 import { CommandTap } from './circuit-tap.js';
+import { useTestClients } from './support.js';
 
-const server = useRedisServer();
-let proxy: FaultProxy;
-
-beforeEach(async () => {
-  proxy = await startFaultProxy({ target: { host: server.host, port: server.port } });
-});
-afterEach(() => proxy.stop());
+const { startProxy } = useTestClients(useRedisServer());
 
 type Call = 'get' | 'blpop' | 'watch';
 
@@ -39,6 +33,7 @@ it('never more than halfOpenProbeCount probes in flight at the server, none whil
     minLength: 2,
     maxLength: 8,
   });
+  const proxy = await startProxy();
   await fc.assert(
     fc.asyncProperty(fc.scheduler(), fc.integer({ min: 1, max: 3 }), calls, async (s, probes, kinds) => {
       const tap = await CommandTap.start({ host: proxy.host, port: proxy.port });
