@@ -69,9 +69,6 @@ export function memberScorePage(reply: RespValue): ScanPage<[string, number]> {
   return pairPage(reply, asDouble);
 }
 
-/** A score as Redis writes it (`inf`/`-inf` included): the replies' own `asDouble`. */
-export const parseScore: (value: RespValue) => number = asDouble;
-
 function pairPage<V>(reply: RespValue, second: (value: RespValue) => V): ScanPage<[string, V]> {
   const { cursor, elements } = scanReply(reply);
   const items: [string, V][] = [];

@@ -2,8 +2,9 @@
 // server: pages are fetched one at a time, only after the previous one is used up.
 import { describe, expect, it } from 'vitest';
 import type { CommandCaller } from '../../src/client/commands/caller.js';
+import { asDouble as parseScore } from '../../src/client/commands/reply.js';
 import { scanCommands } from '../../src/client/commands/scan.js';
-import { parseScore, scanArguments, scanReply } from '../../src/client/scan.js';
+import { scanArguments, scanReply } from '../../src/client/scan.js';
 import type { RespArgument } from '../../src/resp/encoder.js';
 import type { RespValue } from '../../src/resp/types.js';
 import type { CommandOptions, ReplyTransform } from '../../src/transport/command.js';
@@ -66,6 +67,7 @@ describe('SCAN cursor loop', () => {
     expect(caller.calls).toHaveLength(1);
   });
 
+  // ZSCAN scores go through commands/reply.ts asDouble, checked here on the forms ZSCAN sends.
   it('parses replies and scores, and rejects shapes it does not know', () => {
     expect(scanReply([Buffer.from('3'), ['k']])).toEqual({ cursor: '3', elements: ['k'] });
     expect(() => scanReply(['0'])).toThrow(TypeError);
