@@ -35,5 +35,8 @@ describe('withKeyPrefix', () => {
     const app = redis.withKeyPrefix('app:');
     await expect(app.send(['NOSUCHCOMMAND', 'x'])).rejects.toBeInstanceOf(RespireConfigurationError);
     expect(() => redis.withKeyPrefix('')).toThrow(RespireConfigurationError);
+    // A view checks a nested prefix as the client does.
+    expect(() => app.withKeyPrefix('')).toThrow(RespireConfigurationError);
+    expect(() => app.withKeyPrefix(7 as unknown as string)).toThrow(RespireConfigurationError);
   });
 });
