@@ -11,6 +11,7 @@ import {
   DiagnosticChannels,
   RespireCircuitOpenError,
   type RespireClient,
+  RespireConfigurationError,
   RespireConnectionError,
   RespireMetricGroups,
   RespireServerError,
@@ -230,5 +231,18 @@ describe('metrics of a client without a circuit breaker', () => {
     expect(meter.of('respire.command.retries')).toHaveLength(1);
     expect(meter.of('redis.client.errors')).toEqual([]);
     expect(meter.instruments.map((i) => i.name)).toEqual(['respire.command.retries']);
+  });
+
+  it('count a batch entry rejected as it is queued once, like the same call on the client', async () => {
+    const meter = new RecordingMeter();
+    const { client } = await open({ meter });
+    const badTimeout = { timeout: 1.5 };
+    await expect(client.get(KEY, badTimeout)).rejects.toBeInstanceOf(RespireConfigurationError);
+    const batch = client.batch();
+    batch.get(KEY, badTimeout);
+    batch.get(KEY);
+    await expect(batch.execute()).rejects.toBeInstanceOf(RespireConfigurationError);
+    const types = meter.of('redis.client.errors').map((m) => m.attributes?.['error.type']);
+    expect(types).toEqual(['RespireConfigurationError', 'RespireConfigurationError']);
   });
 });
