@@ -3,6 +3,7 @@
 // `src/breaker` receives them injected.
 import { type Clock, systemClock } from '../util/clock.js';
 import { type RandomSource, systemRandom } from '../util/random.js';
+import { rethrowAsync } from '../util/rethrow-async.js';
 
 export type { RandomSource };
 
@@ -11,7 +12,7 @@ export type MonotonicClock = Clock;
 
 /**
  * What a breaker takes from its surroundings. Every member is optional; the defaults are the
- * system clock (`performance.now()`), `Math.random()` and {@link rethrowAsync}.
+ * system clock (`performance.now()`), `Math.random()` and `rethrowAsync` (util/rethrow-async.ts).
  */
 export interface CircuitBreakerEnvironment {
   /** Monotonic milliseconds. A value below an earlier one is clamped to the earlier one. */
@@ -20,17 +21,6 @@ export interface CircuitBreakerEnvironment {
   random?(): number;
   /** Receives what a transition listener throws. The breaker's state is already committed. */
   reportListenerError?(error: unknown): void;
-}
-
-/**
- * The default for a throwing listener: rethrow it from a microtask, as `node:diagnostics_channel`
- * does with a throwing subscriber. The caller of the breaker is unaffected, the other listeners
- * still run, and the bug surfaces as an uncaught exception instead of vanishing.
- */
-export function rethrowAsync(error: unknown): void {
-  queueMicrotask(() => {
-    throw error;
-  });
 }
 
 export function clockOf(environment: CircuitBreakerEnvironment): MonotonicClock {

@@ -1,6 +1,6 @@
 // Transition listeners: subscription with unsubscribe functions, delivery in order after the state
 // is committed, and isolation from a listener that throws (STYLE.md "Async, time, randomness").
-import { rethrowAsync } from './environment.js';
+import { rethrowAsync } from '../util/rethrow-async.js';
 
 /**
  * Delivers events to listeners. An event raised by a listener (a re-entrant call into the breaker

@@ -8,6 +8,7 @@ import { Channel, type ChannelOptions } from '../transport/channel.js';
 import { Command, CommandFlags } from '../transport/command.js';
 import type { Connection } from '../transport/connection.js';
 import { RingQueue } from '../util/ring-queue.js';
+import { rethrowAsync } from '../util/rethrow-async.js';
 import { observeConnections } from './diagnostics.js';
 import {
   type PubSubListener,
@@ -262,10 +263,7 @@ export class Subscriber {
   private report(error: unknown): void {
     const onError = this.options.onError;
     if (onError !== undefined) onError(error);
-    else
-      queueMicrotask(() => {
-        throw error;
-      });
+    else rethrowAsync(error);
   }
 }
 
