@@ -7,8 +7,8 @@ import type { RespValue } from '../resp/types.js';
 import { Channel, type ChannelOptions } from '../transport/channel.js';
 import { Command, CommandFlags } from '../transport/command.js';
 import type { Connection } from '../transport/connection.js';
-import { RingQueue } from '../util/ring-queue.js';
 import { rethrowAsync } from '../util/rethrow-async.js';
+import { RingQueue } from '../util/ring-queue.js';
 import { observeConnections } from './diagnostics.js';
 import {
   type PubSubListener,
