@@ -1,8 +1,8 @@
 // Connections lent to one user at a time: blocking commands (so a BLPOP never stalls the shared
 // pipeline) and WATCH sessions. At most `maxDedicatedConnections`; past that a borrower waits up to
 // `acquireTimeout`. A lent connection that was left in an unknown state is closed, not reused.
-import { RespireConnectionError, RespireTimeoutError } from '../errors.js';
-import { Channel, type ChannelOptions } from '../transport/channel.js';
+import { type RespireConnectionError, RespireTimeoutError } from '../errors.js';
+import { Channel, type ChannelOptions, clientClosedError } from '../transport/channel.js';
 import { observeConnections } from './diagnostics.js';
 
 interface Waiter {
@@ -141,9 +141,6 @@ export class DedicatedPool {
   }
 
   private closedError(): RespireConnectionError {
-    return new RespireConnectionError('the client is closed', {
-      endpoint: this.options.endpoint,
-      written: false,
-    });
+    return clientClosedError(this.options.endpoint);
   }
 }

@@ -4,7 +4,7 @@
 // before anything else is written on it. PUBLISH goes through the ordinary pipeline instead.
 import { RespireConnectionError, RespireServerError } from '../errors.js';
 import type { RespValue } from '../resp/types.js';
-import { Channel, type ChannelOptions } from '../transport/channel.js';
+import { Channel, type ChannelOptions, clientClosedError } from '../transport/channel.js';
 import { Command, CommandFlags } from '../transport/command.js';
 import type { Connection } from '../transport/connection.js';
 import { rethrowAsync } from '../util/rethrow-async.js';
@@ -60,7 +60,7 @@ export class Subscriber {
     names: string | readonly string[],
     listener: PubSubListener,
   ): Promise<void> {
-    if (this.closed) return Promise.reject(closedError(this.options));
+    if (this.closed) return Promise.reject(clientClosedError(this.options.channel.endpoint));
     let list: string[];
     try {
       list = nameList(names);
@@ -300,13 +300,6 @@ function text(value: RespValue | undefined): string | undefined {
   if (typeof value === 'string') return value;
   if (Buffer.isBuffer(value)) return value.toString('utf8');
   return undefined;
-}
-
-function closedError(options: SubscriberOptions): RespireConnectionError {
-  return new RespireConnectionError('the client is closed', {
-    endpoint: options.channel.endpoint,
-    written: false,
-  });
 }
 
 function ignore(): void {}

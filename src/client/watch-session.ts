@@ -9,9 +9,9 @@
 // by the garbage collector: it keeps its connection until the client closes, and once every
 // dedicated connection is held, `watch()` and blocking commands wait `acquireTimeout` and fail.
 // Prefer `await using session = await redis.watch(keys)`.
-import { RespireCircuitOpenError, RespireConnectionError } from '../errors.js';
+import { RespireCircuitOpenError } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
-import type { Channel } from '../transport/channel.js';
+import { type Channel, clientClosedError } from '../transport/channel.js';
 import { Command, type CommandOptions, type ReplyTransform } from '../transport/command.js';
 import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
@@ -45,10 +45,7 @@ export class WatchSessions {
     const channel = await this.pool.acquire();
     if (this.closed) {
       this.pool.discard(channel);
-      throw new RespireConnectionError('the client is closed', {
-        endpoint: channel.endpoint,
-        written: false,
-      });
+      throw clientClosedError(channel.endpoint);
     }
     const session = new WatchSession(channel, this.pool, this.commandTimeout, this.open);
     this.open.add(session);

@@ -349,7 +349,7 @@ export class Channel {
   }
 
   private closedError(): RespireConnectionError {
-    return new RespireConnectionError('the client is closed', { endpoint: this.endpoint, written: false });
+    return clientClosedError(this.endpoint);
   }
 
   private acquireError(timeoutMs: number): RespireTimeoutError {
@@ -378,4 +378,9 @@ export class Channel {
 
 function isLive(command: Command<unknown>): boolean {
   return command.state !== CommandState.Settled;
+}
+
+/** What a command or caller gets once the client is closed: never written, nothing to retry. */
+export function clientClosedError(endpoint: RespireEndpoint): RespireConnectionError {
+  return new RespireConnectionError('the client is closed', { endpoint, written: false });
 }
