@@ -42,7 +42,8 @@ export function prepareCommand<T>(
     if (options.fireAndForget === true) flags |= CommandFlags.FireAndForget;
     signal = options.signal;
   }
-  if (isBlockingCommand(args)) flags |= CommandFlags.Blocking;
+  // Typed helpers that know they block (BLPOP, XREAD BLOCK) say so; the rest are looked up.
+  if ((flags & CommandFlags.Blocking) === 0 && isBlockingCommand(args)) flags |= CommandFlags.Blocking;
   const command = new Command<T>(args, flags, transform, invalid === undefined ? signal : undefined, timeout);
   command.errorSink = errorSink;
   command.observer = observer;
