@@ -1,6 +1,6 @@
 // The table of admissions in flight: allocation-free tickets that carry the generation of the state
 // that admitted them and can be completed exactly once (BREAKER.md 11 and 12).
-import { RespireError } from '../errors.js';
+import { AdmitRejection } from './admission.js';
 
 const SLOT_BITS = 19;
 /** Most admissions one breaker can have in flight. */
@@ -33,9 +33,16 @@ export class AdmissionSlots {
   /** Tickets issued and not yet redeemed. */
   inFlight = 0;
 
-  /** Takes a slot for an admission by `generation` (0 through 2^31 - 1) and returns its ticket. */
+  /**
+   * Takes a slot for an admission by `generation` (0 through 2^31 - 1) and returns its ticket, or
+   * `AdmitRejection.Saturated` when `MAX_ADMISSIONS_IN_FLIGHT` are in flight (never a throw: the
+   * client admits inside a flush, where a throw would be uncaught).
+   */
   issue(generation: number): number {
-    if (this.freeCount === 0) this.grow();
+    if (this.freeCount === 0) {
+      if (this.serials.length === MAX_ADMISSIONS_IN_FLIGHT) return AdmitRejection.Saturated;
+      this.grow();
+    }
     const slot = this.freeSlots[this.freeHead]!;
     this.freeHead = (this.freeHead + 1) & (this.freeSlots.length - 1);
     this.freeCount--;
@@ -44,11 +51,8 @@ export class AdmissionSlots {
     return (this.serials[slot]! << SLOT_BITS) | slot;
   }
 
-  /**
-   * Frees the ticket's slot and returns the generation that admitted it, or -1 when the ticket is
-   * not in flight (already redeemed, never issued, or not a ticket at all).
-   */
-  redeem(ticket: number): number {
+  /** The generation that admitted a ticket in flight, or -1 (see `redeem`); changes nothing. */
+  generationOf(ticket: number): number {
     // `ticket >>> 0 !== ticket` rejects fractions, negatives, NaN and values of 2^32 and above. A
     // value from 2^30 up has `ticket >>> SLOT_BITS` above SERIAL_MASK, so it matches no serial below.
     if (ticket >>> 0 !== ticket) return -1;
@@ -56,6 +60,17 @@ export class AdmissionSlots {
     const generation = this.generations[slot];
     if (generation === undefined || generation === FREE || this.serials[slot] !== ticket >>> SLOT_BITS)
       return -1;
+    return generation;
+  }
+
+  /**
+   * Frees the ticket's slot and returns the generation that admitted it, or -1 when the ticket is
+   * not in flight (already redeemed, never issued, or not a ticket at all).
+   */
+  redeem(ticket: number): number {
+    const generation = this.generationOf(ticket);
+    if (generation < 0) return -1;
+    const slot = ticket & SLOT_MASK;
     this.serials[slot] = (this.serials[slot]! + 1) & SERIAL_MASK;
     this.generations[slot] = FREE;
     this.freeSlots[(this.freeHead + this.freeCount) & (this.freeSlots.length - 1)] = slot;
@@ -66,11 +81,6 @@ export class AdmissionSlots {
 
   private grow(): void {
     const size = this.serials.length;
-    if (size === MAX_ADMISSIONS_IN_FLIGHT) {
-      throw new RespireError(
-        `more than ${MAX_ADMISSIONS_IN_FLIGHT} circuit admissions in flight: every admission must be completed`,
-      );
-    }
     const serials = new Int32Array(size * 2);
     serials.set(this.serials);
     const generations = new Int32Array(size * 2).fill(FREE);

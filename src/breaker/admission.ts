@@ -18,6 +18,11 @@ export const AdmitRejection = Object.freeze({
   Open: -1,
   /** Half-open with every probe slot taken: retry-after is `null`. */
   ProbesFull: -2,
+  /**
+   * `MAX_ADMISSIONS_IN_FLIGHT` admissions are in flight already: not a circuit state but a
+   * capacity limit, so the caller decides what the command fails with. `tryAcquire` throws.
+   */
+  Saturated: -3,
 } as const);
 
 /** An admitted command. Call exactly one of the three methods, once; later calls are no-ops. */

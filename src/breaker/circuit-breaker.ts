@@ -1,5 +1,7 @@
 // One endpoint's circuit: the state controller of seed 000 ("How a circuit opens and recovers",
 // "Rejections") with BREAKER.md decisions 1-14 and 18. Synchronous: no timers, nothing async.
+
+import { RespireError } from '../errors.js';
 import {
   AdmitRejection,
   type CircuitAcquireResult,
@@ -7,7 +9,7 @@ import {
   PROBES_FULL_REJECTION,
   TicketAdmission,
 } from './admission.js';
-import { AdmissionSlots } from './admission-slots.js';
+import { AdmissionSlots, MAX_ADMISSIONS_IN_FLIGHT } from './admission-slots.js';
 import {
   type CircuitState,
   type CircuitStateRecord,
@@ -109,17 +111,27 @@ export class CircuitBreaker {
     return this.retryAfterMs;
   }
 
-  /** Checks and takes admission in one synchronous step. Never rejects while closed. */
+  /**
+   * Checks and takes admission in one synchronous step. Never rejects while closed.
+   * @throws RespireError when `MAX_ADMISSIONS_IN_FLIGHT` admissions are in flight (a leak: every
+   *   admission must be completed).
+   */
   tryAcquire(): CircuitAcquireResult {
     const ticket = this.tryAdmit();
     if (ticket >= 0) return new TicketAdmission(this, ticket);
     if (ticket === AdmitRejection.ProbesFull) return PROBES_FULL_REJECTION;
+    if (ticket === AdmitRejection.Saturated) {
+      throw new RespireError(
+        `more than ${MAX_ADMISSIONS_IN_FLIGHT} circuit admissions in flight: every admission must be completed`,
+      );
+    }
     return { admitted: false, retryAfter: this.retryAfterMs };
   }
 
   /**
    * The allocation-free admission: a ticket (0 or more) for `complete`, or `AdmitRejection.Open`
-   * (see `lastRetryAfter`) or `AdmitRejection.ProbesFull`. Reads no clock while closed.
+   * (see `lastRetryAfter`), `AdmitRejection.ProbesFull` or `AdmitRejection.Saturated`. Reads no
+   * clock while closed.
    */
   tryAdmit(): number {
     const state = this.current;
@@ -138,6 +150,14 @@ export class CircuitBreaker {
     if (state.name === 'closed') return 0;
     if (state.name === 'half_open') return this.probesFull(state) ? AdmitRejection.ProbesFull : 0;
     return this.openRejection(state);
+  }
+
+  /**
+   * Whether a ticket in flight was admitted by the current state (an early probe ticket whose
+   * half-open round has not ended). False for a completed or unknown ticket.
+   */
+  isCurrent(ticket: number): boolean {
+    return this.slots.generationOf(ticket) === this.current.generation;
   }
 
   /**
@@ -193,7 +213,7 @@ export class CircuitBreaker {
     if (state.name === 'half_open') {
       if (this.probesFull(state)) return AdmitRejection.ProbesFull;
       const ticket = this.slots.issue(state.generation);
-      state.probesInFlight++;
+      if (ticket >= 0) state.probesInFlight++;
       return ticket;
     }
     const rejection = this.openRejection(state);
@@ -201,6 +221,7 @@ export class CircuitBreaker {
     const halfOpen = new HalfOpenState(nextGeneration(state.generation));
     // The probe is taken before listeners run, so a re-entrant listener cannot take its slot.
     const ticket = this.slots.issue(halfOpen.generation);
+    if (ticket < 0) return ticket;
     halfOpen.probesInFlight = 1;
     this.current = halfOpen;
     this.transitions.emit('open', 'half_open');

@@ -10,10 +10,16 @@ import {
   type CircuitOutcome,
   type CircuitSnapshot,
   type CircuitState,
+  MAX_ADMISSIONS_IN_FLIGHT,
   type TransitionListener,
 } from '../breaker/index.js';
 import type { ResolvedCircuitBreakerOptions } from '../breaker/options.js';
-import { RespireCircuitOpenError, type RespireEndpoint, type RespireError } from '../errors.js';
+import {
+  RespireCircuitOpenError,
+  type RespireEndpoint,
+  type RespireError,
+  RespireTimeoutError,
+} from '../errors.js';
 import type { AdmissionGate } from '../transport/admission-gate.js';
 import type { Channel } from '../transport/channel.js';
 import { type Command, CommandFlags } from '../transport/command.js';
@@ -105,7 +111,7 @@ export class CircuitGate implements AdmissionGate {
   /** Right before the write: a ticket in `command.admission`, or the rejection (nothing is sent). */
   admit(command: Command<unknown>): Error | undefined {
     const ticket = this.breaker.tryAdmit();
-    if (ticket < 0) return this.rejection(ticket);
+    if (ticket < 0) return this.refusal(ticket);
     command.admission = ticket;
     if (
       ((command.flags & CommandFlags.Blocking) !== 0 || command.timeoutMs === 0) &&
@@ -114,6 +120,19 @@ export class CircuitGate implements AdmissionGate {
       this.boundProbe(command);
     }
     return undefined;
+  }
+
+  /**
+   * The write of a command that took a probe ticket while it waited (checkWithoutConnection): if
+   * its half-open round ended meanwhile (the circuit reopened, or closed), that ticket is stale and
+   * would neither count as a probe nor be checked: it ends with no outcome and the command is
+   * admitted afresh, so it may be rejected (seed 000 "checked right before sending").
+   */
+  admitWaited(command: Command<unknown>): Error | undefined {
+    if (this.breaker.isCurrent(command.admission as number)) return undefined;
+    command.reportHealth(Health.None);
+    this.freshTime();
+    return this.admit(command);
   }
 
   /** The admitted command's outcome; Health and CircuitOutcome share their codes. */
@@ -135,7 +154,7 @@ export class CircuitGate implements AdmissionGate {
     const refusal = this.check();
     if (refusal !== undefined || this.breaker.state === 'closed') return refusal;
     const ticket = this.breaker.tryAdmit();
-    if (ticket < 0) return this.rejection(ticket);
+    if (ticket < 0) return this.refusal(ticket);
     command.admission = ticket;
     command.gate = this;
     // Like a probe admitted at its write (admit), one with no reply deadline holds its slot for a bounded time.
@@ -168,7 +187,7 @@ export class CircuitGate implements AdmissionGate {
    */
   recordSelectionFailure(error: RespireError): Error {
     const ticket = this.breaker.tryAdmit();
-    if (ticket < 0) return this.rejection(ticket);
+    if (ticket < 0) return this.refusal(ticket);
     this.breaker.complete(ticket, Health.Failure);
     return error;
   }
@@ -193,6 +212,19 @@ export class CircuitGate implements AdmissionGate {
   dispose(): void {
     this.stopForwarding();
     this.release();
+  }
+
+  /**
+   * Why a ticket was refused: the circuit's rejection, or, past `MAX_ADMISSIONS_IN_FLIGHT`
+   * admissions in flight, a capacity error (nothing sent, nothing recorded, not a rejection).
+   */
+  private refusal(code: number): Error {
+    if (code !== AdmitRejection.Saturated) return this.rejection(code);
+    return new RespireTimeoutError(
+      `more than ${MAX_ADMISSIONS_IN_FLIGHT} commands in flight to ${endpointKey(this.endpoint)}: no capacity to admit another`,
+      'acquire',
+      { endpoint: this.endpoint, timeoutMs: 0, written: false },
+    );
   }
 
   /** Builds the error only now, on the rejection path (seed 000 "Rejections"). */

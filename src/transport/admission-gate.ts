@@ -12,6 +12,12 @@ export interface AdmissionGate extends HealthSink {
    */
   admit(command: Command<unknown>): Error | undefined;
   /**
+   * Right before the write of a command that took its ticket while it waited for a connection
+   * (`checkWithoutConnection`): undefined keeps that ticket when its half-open round is still the
+   * current one; otherwise the ticket ends with no outcome and the command is admitted afresh.
+   */
+  admitWaited(command: Command<unknown>): Error | undefined;
+  /**
    * The command finds no connection to be written on now. An error rejects it at once (the
    * circuit is open: a selection failure while open is a rejection); undefined lets it wait.
    */

@@ -3,6 +3,7 @@
 // in the same tick goes out in one write), reconnects per policy, and acquire deadlines for
 // commands that cannot be written. Written commands belong to the current Connection.
 import {
+  RespireAuthenticationError,
   RespireConnectionError,
   type RespireEndpoint,
   type RespireError,
@@ -28,8 +29,6 @@ export interface ChannelOptions extends ConnectionSettings {
   onConnect?: ((connection: Connection) => void) | undefined;
   /** A connection of this channel ended; `error` is undefined when the client closed it. */
   onDisconnect?: ((error: RespireError | undefined) => void) | undefined;
-  /** Bounds the QUIT that close() sends (when 0 or absent, connectTimeout does). */
-  commandTimeout?: number | undefined;
   /** A reconnect attempt is scheduled `delayMs` from now. */
   onReconnectScheduled?: ((attempt: number, delayMs: number, cause: RespireError) => void) | undefined;
 }
@@ -94,6 +93,11 @@ export class Channel {
       command.reject(this.closedError());
       return;
     }
+    if (this.connection === undefined && this.lastError instanceof RespireAuthenticationError) {
+      // The last attempt was refused its credentials: say so now rather than at the acquire deadline.
+      command.reject(this.unreachableError());
+      return;
+    }
     const gate = this.options.gate;
     if (gate !== undefined && this.connection === undefined) {
       // No connection to write on: an open circuit rejects at once instead of letting it wait.
@@ -135,18 +139,21 @@ export class Channel {
       else this.flush();
     }
     await this.queueDrained();
+    // close() never hangs: replies that have no deadline of their own (BLPOP 0) are waited for at
+    // most `commandTimeout` (connectTimeout when that is 0), and so is the reply to QUIT.
+    const { commandTimeout, connectTimeout } = this.options;
+    const boundMs = commandTimeout !== undefined && commandTimeout > 0 ? commandTimeout : connectTimeout;
     const connection = this.connection;
-    if (connection !== undefined) await connection.whenIdle();
+    if (connection !== undefined) {
+      connection.boundClose(boundMs);
+      await connection.whenIdle();
+    }
     this.state = 'closed';
     this.connection = undefined;
     this.acquireTimer.cancel();
     if (connection === undefined) return;
     this.quitting = connection;
-    // A server that stopped answering must not keep close() waiting for QUIT's reply.
-    const { commandTimeout, connectTimeout } = this.options;
-    await connection.quit(
-      commandTimeout !== undefined && commandTimeout > 0 ? commandTimeout : connectTimeout,
-    );
+    await connection.quit(boundMs);
     this.quitting = undefined;
   }
 
@@ -310,7 +317,11 @@ export class Channel {
       },
       (error: RespireError) => {
         this.lastError = error;
-        if (this.state === 'reconnecting') this.scheduleReconnect(error);
+        if (this.state !== 'reconnecting') return;
+        // Refused credentials (a rotated password) are not a sick endpoint: waiting commands fail
+        // with the cause now, and nothing is recorded (seed 000 "Health classification").
+        if (error instanceof RespireAuthenticationError) this.failQueued(this.unreachableError());
+        this.scheduleReconnect(error);
       },
     );
   };
@@ -360,19 +371,27 @@ export class Channel {
     );
   }
 
-  /** No connection came in time: a selection failure (seed 000), told to the gate if there is one. */
+  /**
+   * No connection came in time: a selection failure (seed 000), told to the gate if there is one,
+   * unless the credentials were refused (authentication is never recorded).
+   */
   private selectionFailed(command: Command<unknown>): Error {
     const error = this.unreachableError();
-    return this.options.gate === undefined ? error : this.options.gate.selectionFailed(command, error);
+    if (this.options.gate === undefined || error instanceof RespireAuthenticationError) return error;
+    return this.options.gate.selectionFailed(command, error);
   }
 
-  /** No connection could be had: nothing was sent (seed 000: a selection failure). */
+  /**
+   * No connection could be had: nothing was sent. A RespireAuthenticationError when the last
+   * attempt was refused its credentials, so the caller sees the cause (and never retries it).
+   */
   private unreachableError(): RespireConnectionError {
     const cause = this.lastError;
-    return new RespireConnectionError(
-      `no connection to ${this.endpoint.host}:${this.endpoint.port}${cause ? `: ${cause.message}` : ''}`,
-      { endpoint: this.endpoint, cause, written: false },
-    );
+    const message = `no connection to ${this.endpoint.host}:${this.endpoint.port}${cause ? `: ${cause.message}` : ''}`;
+    const details = { endpoint: this.endpoint, cause, written: false };
+    return cause instanceof RespireAuthenticationError
+      ? new RespireAuthenticationError(message, details)
+      : new RespireConnectionError(message, details);
   }
 }
 

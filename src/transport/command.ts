@@ -65,6 +65,8 @@ export class Command<T = RespValue> implements AbortTarget {
   discardReply = false;
   /** Absolute deadline (clock ms) of the current phase: acquire while queued, reply once written. */
   deadline = 0;
+  /** Clock time of the write, for the connection's unresponsive rule. */
+  writtenAt = 0;
   /** For subscriptions: how many confirmations complete the command. */
   confirmationsLeft = 0;
   /** Opaque slot for the admission gate (the circuit breaker's ticket). */

@@ -33,6 +33,8 @@ export interface ConnectionSettings {
   clientName: string | undefined;
   database: number;
   connectTimeout: number;
+  /** Default reply deadline of a written command (ms, 0 = none); see connection.ts. */
+  commandTimeout?: number | undefined;
   returnBuffers: boolean;
   clock: Clock;
   /** Commands to run after the handshake (READONLY, CLIENT TRACKING, …); each must succeed. */
@@ -68,7 +70,15 @@ export async function connect(settings: ConnectionSettings, events: ConnectionEv
       ? undefined
       : new SlabReader(settings.returnBuffers ? SMALL_SLAB_BYTES : SLAB_BYTES);
     const socket = await openSocket(endpoint, settings.tls, deadline.signal, reader);
-    connection = new Connection(endpoint, socket, settings.clock, events, settings.returnBuffers, reader);
+    connection = new Connection(
+      endpoint,
+      socket,
+      settings.clock,
+      events,
+      settings.returnBuffers,
+      settings.commandTimeout ?? 0,
+      reader,
+    );
     await raceAbort(handshake(connection, settings), deadline.signal);
     return connection;
   } catch (error) {

@@ -1,6 +1,12 @@
 // One socket's lifetime: writes queued commands in batches, matches replies to them in FIFO order,
 // routes push frames, enforces reply deadlines, and fails what it owes when it dies. It never
 // reconnects; the Channel above it does (STYLE.md: node-redis's two queues, undici's cursors).
+//
+// Reply deadlines (README "Timeouts"): a command past its own deadline fails alone; its late reply
+// is still read and dropped, so the FIFO stays aligned. The connection itself is replaced only when
+// it is unresponsive: its oldest written command that has a reply deadline is past that deadline,
+// and nothing at all has been read for `commandTimeout` (that command's own timeout when the
+// connection has none). Blocking commands and `timeout: 0` at the head are exempt.
 import type net from 'node:net';
 import {
   RespireConnectionError,
@@ -56,6 +62,10 @@ export class Connection {
   private idleWaiters: (() => void)[] = [];
   /** RESP2 subscriber mode: subscriptions the server reported in its last confirmation. */
   private subscriptionCount = 0;
+  /** Clock time of the last bytes read; an unresponsive connection has read nothing for a while. */
+  private lastReadAt = Number.NEGATIVE_INFINITY;
+  /** Set by `boundClose`: past this time, what is still owed a reply fails and the socket closes. */
+  private closeBy = 0;
 
   constructor(
     readonly endpoint: RespireEndpoint,
@@ -63,6 +73,8 @@ export class Connection {
     private readonly clock: Clock,
     private readonly events: ConnectionEvents,
     returnBuffers: boolean,
+    /** The connection's default reply deadline (ms, 0 = none): the silence that makes it unresponsive. */
+    private readonly commandTimeoutMs: number,
     /** When the socket reads into slabs (`onread`), they come from here instead of 'data'. */
     reader?: SlabReader,
   ) {
@@ -96,13 +108,10 @@ export class Connection {
     const encoder = this.encoder;
     for (let command = queue.shift(); command !== undefined; command = queue.shift()) {
       if (command.state === CommandState.Settled) continue;
-      // A command admitted while it waited for a connection (a half-open probe) keeps that admission.
-      if (
-        gate !== undefined &&
-        command.gate === undefined &&
-        (command.flags & CommandFlags.TransactionStep) === 0
-      ) {
-        const rejection = gate.admit(command);
+      if (gate !== undefined && (command.flags & CommandFlags.TransactionStep) === 0) {
+        // A command that took a probe ticket while it waited for a connection keeps it only if that
+        // half-open round is still the current one (seed 000: checked right before sending).
+        const rejection = command.gate === undefined ? gate.admit(command) : gate.admitWaited(command);
         if (rejection !== undefined) {
           command.reject(rejection);
           continue;
@@ -183,18 +192,43 @@ export class Connection {
     });
   }
 
-  /** Closes the socket now; what is in flight fails with `error` (or a generic closed error). */
+  /**
+   * Closes the socket now; what is in flight fails with `error`. Without one the client closes it
+   * itself: what is in flight fails with a generic closed error and records no health outcome
+   * (seed 000: nothing is recorded for a failure the client caused).
+   */
   destroy(error: RespireError | undefined): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.timer.cancel();
-    this.failInflight(
+    this.shut(
+      error,
       error ??
         new RespireConnectionError('connection closed by the client', {
           endpoint: this.endpoint,
           written: true,
         }),
     );
+  }
+
+  /**
+   * close() waits for replies in flight, but a BLPOP 0 never answers: past `boundMs` from now (or
+   * the latest reply deadline in flight, if later), what is still owed fails and the socket closes,
+   * as a close by the client (no health outcome).
+   */
+  boundClose(boundMs: number): void {
+    if (this.closed || this.inflight.length === 0) return;
+    let closeBy = this.clock.now() + boundMs;
+    for (let i = 0; i < this.inflight.length; i++) {
+      const deadline = this.inflight.at(i)!.deadline;
+      if (deadline > closeBy) closeBy = deadline;
+    }
+    this.closeBy = closeBy;
+    this.timer.arm(closeBy);
+  }
+
+  private shut(error: RespireError | undefined, owed: RespireError): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.timer.cancel();
+    this.failInflight(owed, error === undefined);
     this.socket.destroy();
     this.wakeIdle();
     this.events.onClose(error);
@@ -202,6 +236,7 @@ export class Connection {
 
   private track(command: Command<unknown>, now: number): void {
     command.state = CommandState.Written;
+    command.writtenAt = now;
     // The acquire deadline of its wait ends here; only a reply deadline may replace it.
     if (command.timeoutMs > 0 && (command.flags & CommandFlags.Blocking) === 0) {
       command.deadline = now + command.timeoutMs;
@@ -214,6 +249,8 @@ export class Connection {
   }
 
   private readonly onData = (chunk: Buffer): void => {
+    // Once per socket read, not per reply: the proof of life the unresponsive rule looks for.
+    this.lastReadAt = this.clock.now();
     try {
       this.decoder.write(chunk);
     } catch (error) {
@@ -300,22 +337,49 @@ export class Connection {
     if (this.idleWaiters.length !== 0 && this.inflight.length === 0) this.wakeIdle();
   }
 
-  /** The deadline timer fired: a written command past its reply deadline dooms the connection. */
+  /**
+   * The deadline timer fired: commands past their reply deadline fail one by one, then the
+   * connection is replaced if it is unresponsive, or closed if close()'s bound has passed.
+   */
   private readonly onDeadline = (now: number): number => {
     let next = Number.POSITIVE_INFINITY;
     for (let i = 0; i < this.inflight.length; i++) {
       const command = this.inflight.at(i)!;
-      if (command.deadline === 0) continue;
-      if (command.deadline <= now) {
-        this.timeOut(command);
-        return Number.POSITIVE_INFINITY;
-      }
-      if (command.deadline < next) next = command.deadline;
+      const deadline = command.deadline;
+      if (deadline === 0) continue;
+      if (deadline <= now) this.timeOut(command);
+      else if (deadline < next) next = deadline;
     }
-    return next;
+    if (this.closed) return Number.POSITIVE_INFINITY;
+    const unresponsiveAt = this.unresponsiveAt();
+    if (unresponsiveAt <= now) {
+      this.replaceUnresponsive();
+      return Number.POSITIVE_INFINITY;
+    }
+    if (this.closeBy !== 0 && this.closeBy <= now) {
+      this.closeOwed();
+      return Number.POSITIVE_INFINITY;
+    }
+    return Math.min(next, unresponsiveAt, this.closeBy === 0 ? Number.POSITIVE_INFINITY : this.closeBy);
   };
 
+  /**
+   * When the connection counts as unresponsive (see the file comment), from its oldest written
+   * command; Infinity when that command is exempt or nothing is owed.
+   */
+  private unresponsiveAt(): number {
+    const head = this.inflight.peek();
+    if (head === undefined || head.timeoutMs === 0 || (head.flags & CommandFlags.Blocking) !== 0) {
+      return Number.POSITIVE_INFINITY;
+    }
+    const silenceMs = this.commandTimeoutMs > 0 ? this.commandTimeoutMs : head.timeoutMs;
+    const quietSince = Math.max(head.writtenAt, this.lastReadAt);
+    return Math.max(head.writtenAt + head.timeoutMs, quietSince + silenceMs);
+  }
+
+  /** One command's own reply deadline passed: it fails alone; its reply, if it comes, is dropped. */
   private timeOut(command: Command<unknown>): void {
+    command.deadline = 0;
     command.reject(
       new RespireTimeoutError(`no reply to ${command.name} within ${command.timeoutMs} ms`, 'response', {
         endpoint: this.endpoint,
@@ -323,17 +387,33 @@ export class Connection {
         written: true,
       }),
     );
-    // Replies may still arrive for it, so the FIFO can no longer be trusted: replace the connection.
+  }
+
+  private replaceUnresponsive(): void {
+    const head = this.inflight.peek()!;
     this.destroy(
-      new RespireConnectionError(`connection replaced: ${command.name} passed its reply deadline`, {
-        endpoint: this.endpoint,
-        written: true,
-      }),
+      new RespireConnectionError(
+        `connection replaced: ${this.endpoint.host}:${this.endpoint.port} sent nothing while ${head.name} was overdue`,
+        { endpoint: this.endpoint, written: true },
+      ),
     );
   }
 
-  private failInflight(error: RespireError): void {
+  private closeOwed(): void {
+    const head = this.inflight.peek();
+    this.shut(
+      undefined,
+      new RespireConnectionError(
+        `the client closed the connection before ${head?.name ?? 'a command'} got its reply (close() waits at most commandTimeout)`,
+        { endpoint: this.endpoint, written: true },
+      ),
+    );
+  }
+
+  /** Fails every command owed a reply; a close the client caused records no health outcome. */
+  private failInflight(error: RespireError, byClient: boolean): void {
     for (let command = this.inflight.shift(); command !== undefined; command = this.inflight.shift()) {
+      if (byClient) command.reportHealth(Health.None);
       command.reject(error);
     }
   }

@@ -134,9 +134,10 @@ describe('syncPasses and asyncPasses', () => {
     expect(syncCount).toBe(1);
 
     let asyncCount = 0;
+    // Each pass yields once but takes no time of its own, so even a loaded machine fits two in 5 ms.
     const asyncRound = await asyncPasses(async () => {
       asyncCount++;
-      await new Promise((resolve) => setTimeout(resolve, 2));
+      await Promise.resolve();
     })(5);
     expect(asyncRound.passes).toBe(asyncCount);
     expect(asyncRound.passes).toBeGreaterThanOrEqual(2);

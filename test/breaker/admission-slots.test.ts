@@ -1,9 +1,48 @@
 // Allocation-free tickets (BREAKER.md 11-12): each redeemable once, tagged with its generation, safe
 // against garbage, growing past the initial table, and staying small integers.
 import { describe, expect, it } from 'vitest';
+import { AdmitRejection } from '../../src/breaker/admission.js';
 import { AdmissionSlots, MAX_ADMISSIONS_IN_FLIGHT } from '../../src/breaker/admission-slots.js';
+import { CircuitBreaker, RespireError } from '../../src/breaker/index.js';
 
 describe('AdmissionSlots', () => {
+  it('answers Saturated past MAX_ADMISSIONS_IN_FLIGHT instead of throwing, and issues again once one is redeemed', () => {
+    const slots = new AdmissionSlots();
+    let first = -1;
+    for (let i = 0; i < MAX_ADMISSIONS_IN_FLIGHT; i++) {
+      const ticket = slots.issue(1);
+      if (i === 0) first = ticket;
+    }
+    expect(slots.issue(1)).toBe(AdmitRejection.Saturated);
+    expect(slots.inFlight).toBe(MAX_ADMISSIONS_IN_FLIGHT);
+    expect(slots.generationOf(first)).toBe(1);
+    expect(slots.redeem(first)).toBe(1);
+    expect(slots.generationOf(first)).toBe(-1);
+    expect(slots.issue(2)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('a saturated breaker: tryAdmit answers Saturated, tryAcquire throws a RespireError, state unchanged', () => {
+    const breaker = new CircuitBreaker({}, { now: () => 0 });
+    for (let i = 0; i < MAX_ADMISSIONS_IN_FLIGHT; i++) breaker.tryAdmit();
+    expect(breaker.tryAdmit()).toBe(AdmitRejection.Saturated);
+    expect(() => breaker.tryAcquire()).toThrow(RespireError);
+    expect(breaker.state).toBe('closed');
+  });
+
+  it('isCurrent: a ticket of the current state, not of an earlier one or a completed one', () => {
+    let now = 0;
+    const breaker = new CircuitBreaker({ minimumFailureCount: 1, openDuration: 10 }, { now: () => now });
+    const closedTicket = breaker.tryAdmit();
+    expect(breaker.isCurrent(closedTicket)).toBe(true);
+    breaker.complete(breaker.tryAdmit(), 1); // a failure: open
+    expect(breaker.isCurrent(closedTicket)).toBe(false);
+    now = 10;
+    const probe = breaker.tryAdmit(); // half-open
+    expect(breaker.isCurrent(probe)).toBe(true);
+    breaker.complete(probe, 2);
+    expect(breaker.isCurrent(probe)).toBe(false);
+  });
+
   it('redeems a ticket once, returning the generation that issued it', () => {
     const slots = new AdmissionSlots();
     const a = slots.issue(3);

@@ -49,7 +49,11 @@ describe('circuit admission', () => {
     const lost = await Promise.all([1, 2, 3].map((i) => outcome(client.get(`circuit:outage:${i}`))));
     await opened;
     expect(lost[0]!.error).toBeInstanceOf(RespireTimeoutError);
-    for (const { error } of lost.slice(1)) expect(error).toBeInstanceOf(RespireConnectionError);
+    // The others time out at their own deadlines, or fail with the connection replaced then.
+    for (const { error } of lost.slice(1)) {
+      expect(error).toSatisfy((e) => e instanceof RespireTimeoutError || e instanceof RespireConnectionError);
+      expect(error).toMatchObject({ written: true });
+    }
 
     const started = performance.now();
     const fast = await Promise.all(Array.from({ length: 20 }, () => outcome(client.get('circuit:outage'))));
