@@ -1,33 +1,8 @@
-// The names RespireOptions accepts (issue 10, "Options users mistype or that are not built"): a
-// name outside them is refused as mistyped, and the options of features not built yet (API.md
-// lists them) are refused until they work, instead of quietly giving a standalone client.
+// Unknown and unbuilt RespireOptions (issue 10, "Options users mistype or that are not built"): a
+// name outside RespireOptions is refused as mistyped, and the options of features not built yet
+// (API.md lists them) are refused until they work, instead of quietly giving a standalone client.
 import { RespireConfigurationError } from '../errors.js';
 import { rejectUnknownOptions } from '../util/unknown-options.js';
-import type { RespireOptions } from './options.js';
-
-/** Every RespireOptions name, checked against the interface so neither can grow alone. */
-const OPTIONS = {
-  endpoints: true,
-  username: true,
-  password: true,
-  clientName: true,
-  database: true,
-  tls: true,
-  protocol: true,
-  connectTimeout: true,
-  commandTimeout: true,
-  acquireTimeout: true,
-  maxPendingCommands: true,
-  maxDedicatedConnections: true,
-  reconnect: true,
-  retry: true,
-  circuitBreaker: true,
-  returnBuffers: true,
-  meter: true,
-  metricGroups: true,
-  clock: true,
-  random: true,
-} as const satisfies Record<keyof RespireOptions, true>;
 
 /**
  * Options of API.md whose feature is not built yet, with the value each may keep (its default,
@@ -43,18 +18,15 @@ const NOT_BUILT: Readonly<Record<string, { noOp?: unknown; allowed: string }>> =
   url: { allowed: "not set: URLs are not supported yet; use endpoints ['host:port'] and username/password" },
 };
 
-const OPTION_NAMES = [...Object.keys(OPTIONS), ...Object.keys(NOT_BUILT)];
-export const RETRY_OPTION_NAMES = ['maxAttempts'] as const;
-export const RECONNECT_OPTION_NAMES = ['minDelay', 'maxDelay', 'maxAttempts'] as const;
-
 /**
- * Refuses unknown names and the options of features not built yet. `replicaEndpoints` together
- * with `circuitBreaker` keeps its own message (seed 000 "Limits": rejected even once replicas work).
+ * Refuses names outside `known` (the RespireOptions names) and the options of features not built
+ * yet. `replicaEndpoints` together with `circuitBreaker` keeps its own message (seed 000
+ * "Limits": rejected even once replicas work).
  * `circuitBreaker.shared` (API.md "Circuits shared across worker threads") is not built either.
  * @throws RespireConfigurationError naming the option.
  */
-export function refuseUnknownOptions(options: object): void {
-  rejectUnknownOptions(options, OPTION_NAMES, '');
+export function refuseUnknownOptions(options: object, known: readonly string[]): void {
+  rejectUnknownOptions(options, [...known, ...Object.keys(NOT_BUILT)], '');
   const given = options as Record<string, unknown>;
   const breaker = given.circuitBreaker;
   if (given.replicaEndpoints !== undefined && breaker !== undefined && breaker !== null) {

@@ -7,6 +7,7 @@ import type { ResolvedCircuitBreakerOptions } from '../breaker/options.js';
 import { RespireConfigurationError, type RespireEndpoint } from '../errors.js';
 import {
   DEFAULT_RECONNECT,
+  type ExponentialReconnect,
   exponentialReconnect,
   type ReconnectFunction,
   type ReconnectOption,
@@ -16,7 +17,7 @@ import { type RandomSource, systemRandom } from '../util/random.js';
 import { rejectUnknownOptions } from '../util/unknown-options.js';
 import { parseEndpoint, type RespireEndpointInput } from './endpoint.js';
 import { type RespireMeter, type RespireMetricGroup, resolveMetricOptions } from './metrics.js';
-import { RECONNECT_OPTION_NAMES, RETRY_OPTION_NAMES, refuseUnknownOptions } from './option-names.js';
+import { refuseUnknownOptions } from './option-names.js';
 import { MAX_TIMEOUT_MS } from './prepare-command.js';
 
 export interface RespireRetryOptions {
@@ -87,11 +88,44 @@ export interface ResolvedOptions {
   random: RandomSource;
 }
 
+/** Every RespireOptions name, checked against the interface so that neither grows alone. */
+const OPTION_NAMES = Object.keys({
+  endpoints: true,
+  username: true,
+  password: true,
+  clientName: true,
+  database: true,
+  tls: true,
+  protocol: true,
+  connectTimeout: true,
+  commandTimeout: true,
+  acquireTimeout: true,
+  maxPendingCommands: true,
+  maxDedicatedConnections: true,
+  reconnect: true,
+  retry: true,
+  circuitBreaker: true,
+  returnBuffers: true,
+  meter: true,
+  metricGroups: true,
+  clock: true,
+  random: true,
+} satisfies Record<keyof RespireOptions, true>);
+const RETRY_OPTION_NAMES = Object.keys({ maxAttempts: true } satisfies Record<
+  keyof RespireRetryOptions,
+  true
+>);
+const RECONNECT_OPTION_NAMES = Object.keys({
+  minDelay: true,
+  maxDelay: true,
+  maxAttempts: true,
+} satisfies Record<keyof ExponentialReconnect, true>);
+
 export function resolveOptions(options: RespireOptions): ResolvedOptions {
   if (options === null || typeof options !== 'object') {
     throw new RespireConfigurationError('options', options, 'an object');
   }
-  refuseUnknownOptions(options);
+  refuseUnknownOptions(options, OPTION_NAMES);
   const endpoints = options.endpoints;
   if (!Array.isArray(endpoints) || endpoints.length !== 1) {
     throw new RespireConfigurationError(

@@ -24,7 +24,7 @@ export function rejectUnknownOptions(options: object, known: readonly string[], 
 }
 
 /** The known name fewest edits from `name` (ignoring case), if close enough to be a typo. */
-export function closestName(name: string, known: readonly string[]): string | undefined {
+function closestName(name: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestEdits = MAX_SUGGESTION_EDITS + 1;
   for (const candidate of known) {
