@@ -1,5 +1,6 @@
 // Every error Respire throws or rejects with (API.md "Errors"). Meaning is decided where an error
 // is created; nothing else in the code base parses error message text.
+import { REDACTED, redactOption } from './util/redact.js';
 
 /** A data endpoint as configured or as reported by Cluster/Sentinel. */
 export interface RespireEndpoint {
@@ -157,25 +158,33 @@ export class RespireCircuitOpenError extends RespireError {
   }
 }
 
-/** An option is missing or outside its allowed range. */
+/**
+ * An option is missing, unknown, not supported yet or outside its allowed range. Credentials are
+ * never echoed (issue 10 #5): `value` and the message show `[redacted]` for a credential option
+ * (`password`, `username`, `tls.key`, …) and for the user info of a URL or `user:pass@host`
+ * string, also inside objects and arrays.
+ */
 export class RespireConfigurationError extends RespireError {
   override name = 'RespireConfigurationError';
   /** The option at fault, as a path (`circuitBreaker.openDuration`). */
   readonly option: string;
-  /** The value that was given. */
+  /** The value that was given, with credentials redacted; `undefined` for an unknown option. */
   readonly value: unknown;
   /** The allowed range or form, in words. */
   readonly allowed: string;
 
-  constructor(option: string, value: unknown, allowed: string) {
-    super(`invalid option ${option}: ${describeValue(value)}; allowed: ${allowed}`);
+  /** `message` replaces the usual "invalid option …" text (unknown option names use it). */
+  constructor(option: string, value: unknown, allowed: string, message?: string) {
+    const shown = redactOption(option, value);
+    super(message ?? `invalid option ${option}: ${describeValue(shown)}; allowed: ${allowed}`);
     this.option = option;
-    this.value = value;
+    this.value = shown;
     this.allowed = allowed;
   }
 }
 
 function describeValue(value: unknown): string {
+  if (value === REDACTED) return REDACTED;
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'bigint') return `${value}n`;
   if (value === null || typeof value !== 'object') return String(value);

@@ -1,6 +1,7 @@
 // Circuit-breaker options: their defaults, allowed ranges and validation (API.md
 // "RespireCircuitBreakerOptions"; BREAKER.md 18 for the growing open delay).
 import { RespireConfigurationError } from '../errors.js';
+import { rejectUnknownOptions } from '../util/unknown-options.js';
 
 /** Options of one endpoint's circuit. Durations are milliseconds. Every option is optional. */
 export interface RespireCircuitBreakerOptions {
@@ -48,13 +49,17 @@ export const DEFAULT_CIRCUIT_BREAKER_OPTIONS: ResolvedCircuitBreakerOptions = Ob
   openDurationJitter: 0,
 });
 
+/** Every option name; any other name is refused as mistyped (issue 10). */
+const OPTION_NAMES = Object.keys(DEFAULT_CIRCUIT_BREAKER_OPTIONS);
+
 /** Upper bound of `maximumSampleCount` and `halfOpenProbeCount`. */
 export const MAXIMUM_COUNT_OPTION = 65_536;
 
 /**
  * Validates `options` and fills in defaults. `prefix` is prepended to the option name in the
  * error (the client passes `'circuitBreaker.'`). `undefined` means "use the default".
- * @throws RespireConfigurationError naming the option, the value and the allowed range.
+ * @throws RespireConfigurationError naming the option, the value and the allowed range, or naming
+ *   an unknown option (with the closest known name when it looks mistyped).
  */
 export function validateCircuitBreakerOptions(
   options: RespireCircuitBreakerOptions | undefined,
@@ -68,6 +73,7 @@ export function validateCircuitBreakerOptions(
       'an object',
     );
   }
+  rejectUnknownOptions(options, OPTION_NAMES, prefix);
   const d = DEFAULT_CIRCUIT_BREAKER_OPTIONS;
   const check = new OptionChecker(options, prefix);
   const maximumSampleCount = check.integer(

@@ -32,19 +32,60 @@ export const MAX_ERROR_TYPES = 64;
 
 const STATE_INDEX: Readonly<Record<CircuitState, number>> = { closed: 0, open: 1, half_open: 2 };
 
-/** A Redis error code as servers send it (`WRONGTYPE`, `NOSCRIPT`, `CLUSTERDOWN`); else not a code. */
-const ERROR_CODE = /^[A-Z][A-Z0-9_-]{0,31}$/;
+/**
+ * The error codes Redis 7 itself sends (the first word of its error replies: server, cluster,
+ * replication, scripting, streams, ACL and sentinel errors, as found in the 7.0 server's reply
+ * strings). Only these name an error reply in `error.type`: a script's `redis.error_reply()` or a
+ * module may start its reply with any word, a secret included, and each new word would be a new
+ * series (issue 10).
+ */
+export const REDIS_ERROR_CODES: ReadonlySet<string> = new Set([
+  'ASK',
+  'BUSY',
+  'BUSYGROUP',
+  'BUSYKEY',
+  'CLUSTERDOWN',
+  'CROSSSLOT',
+  'DENIED',
+  'ERR',
+  'EXECABORT',
+  'INPROG',
+  'INVALIDOBJ',
+  'IOERR',
+  'LOADING',
+  'MASTERDOWN',
+  'MISCONF',
+  'MOVED',
+  'NOAUTH',
+  'NOGOODSLAVE',
+  'NOGROUP',
+  'NOMASTERLINK',
+  'NOPERM',
+  'NOPROTO',
+  'NOQUORUM',
+  'NOREPLICAS',
+  'NOSCRIPT',
+  'NOTBUSY',
+  'OOM',
+  'READONLY',
+  'TRYAGAIN',
+  'UNBLOCKED',
+  'UNKILLABLE',
+  'WRONGPASS',
+  'WRONGTYPE',
+]);
+
 /** An error class name (`RespireTimeoutError`, `AbortError`); else not a name. */
 const ERROR_NAME = /^[A-Za-z_$][\w$.]{0,63}$/;
 
 /**
- * The `error.type` of an error a caller receives: the Redis error code of an error reply (the first
- * word of the reply, kept only when it looks like a code, since a Lua `error_reply` may start with
- * anything), the class name of an Error, and `_OTHER` for anything else (an abort reason that is
- * not an Error, say).
+ * The `error.type` of an error a caller receives: the Redis error code of an error reply when it
+ * is one Redis sends (REDIS_ERROR_CODES), else the error's class name (`RespireServerError` for
+ * any other error reply), and `_OTHER` for anything else (an abort reason that is not an Error,
+ * say).
  */
 export function errorTypeOf(error: unknown): string {
-  if (error instanceof RespireServerError) return ERROR_CODE.test(error.code) ? error.code : OTHER_ERROR_TYPE;
+  if (error instanceof RespireServerError && REDIS_ERROR_CODES.has(error.code)) return error.code;
   if (error instanceof Error) return ERROR_NAME.test(error.name) ? error.name : OTHER_ERROR_TYPE;
   return OTHER_ERROR_TYPE;
 }

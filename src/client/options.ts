@@ -1,19 +1,23 @@
 // RespireOptions (API.md "RespireOptions"): the public shape, defaults, and validation. Every
-// invalid option becomes a RespireConfigurationError naming the option and its allowed range.
+// invalid option becomes a RespireConfigurationError naming the option and its allowed range;
+// unknown names and options of features not built yet are refused first (option-names.ts).
 import type tls from 'node:tls';
 import { type RespireCircuitBreakerOptions, validateCircuitBreakerOptions } from '../breaker/index.js';
 import type { ResolvedCircuitBreakerOptions } from '../breaker/options.js';
 import { RespireConfigurationError, type RespireEndpoint } from '../errors.js';
 import {
   DEFAULT_RECONNECT,
+  type ExponentialReconnect,
   exponentialReconnect,
   type ReconnectFunction,
   type ReconnectOption,
 } from '../transport/reconnect-policy.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { type RandomSource, systemRandom } from '../util/random.js';
+import { rejectUnknownOptions } from '../util/unknown-options.js';
 import { parseEndpoint, type RespireEndpointInput } from './endpoint.js';
 import { type RespireMeter, type RespireMetricGroup, resolveMetricOptions } from './metrics.js';
+import { refuseUnknownOptions } from './option-names.js';
 import { MAX_TIMEOUT_MS } from './prepare-command.js';
 
 export interface RespireRetryOptions {
@@ -47,7 +51,6 @@ export interface RespireOptions {
   circuitBreaker?: RespireCircuitBreakerOptions | null;
   /** Bulk and simple strings as Buffer instead of string. Default false. */
   returnBuffers?: boolean;
-  replicaEndpoints?: RespireEndpointInput[];
   /**
    * An OpenTelemetry-compatible Meter (a structural type: `metrics.getMeter('respire')` fits).
    * Default none: no instrument is created and nothing is measured (metrics.ts).
@@ -85,10 +88,44 @@ export interface ResolvedOptions {
   random: RandomSource;
 }
 
+/** Every RespireOptions name, checked against the interface so that neither grows alone. */
+const OPTION_NAMES = Object.keys({
+  endpoints: true,
+  username: true,
+  password: true,
+  clientName: true,
+  database: true,
+  tls: true,
+  protocol: true,
+  connectTimeout: true,
+  commandTimeout: true,
+  acquireTimeout: true,
+  maxPendingCommands: true,
+  maxDedicatedConnections: true,
+  reconnect: true,
+  retry: true,
+  circuitBreaker: true,
+  returnBuffers: true,
+  meter: true,
+  metricGroups: true,
+  clock: true,
+  random: true,
+} satisfies Record<keyof RespireOptions, true>);
+const RETRY_OPTION_NAMES = Object.keys({ maxAttempts: true } satisfies Record<
+  keyof RespireRetryOptions,
+  true
+>);
+const RECONNECT_OPTION_NAMES = Object.keys({
+  minDelay: true,
+  maxDelay: true,
+  maxAttempts: true,
+} satisfies Record<keyof ExponentialReconnect, true>);
+
 export function resolveOptions(options: RespireOptions): ResolvedOptions {
   if (options === null || typeof options !== 'object') {
     throw new RespireConfigurationError('options', options, 'an object');
   }
+  refuseUnknownOptions(options, OPTION_NAMES);
   const endpoints = options.endpoints;
   if (!Array.isArray(endpoints) || endpoints.length !== 1) {
     throw new RespireConfigurationError(
@@ -101,13 +138,6 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
     options.circuitBreaker === undefined || options.circuitBreaker === null
       ? null
       : validateCircuitBreakerOptions(options.circuitBreaker, 'circuitBreaker.');
-  if (circuitBreaker !== null && options.replicaEndpoints !== undefined) {
-    throw new RespireConfigurationError(
-      'replicaEndpoints',
-      options.replicaEndpoints,
-      'not set together with circuitBreaker (seed 000 "Limits")',
-    );
-  }
   const random = options.random ?? systemRandom;
   if (options.username !== undefined && options.password === undefined) {
     throw new RespireConfigurationError('password', undefined, 'a string when username is set');
@@ -119,6 +149,7 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
       '{ maxAttempts } with maxAttempts from 1 through 100',
     );
   }
+  if (options.retry !== undefined) rejectUnknownOptions(options.retry, RETRY_OPTION_NAMES, 'retry.');
   return {
     endpoint: parseEndpoint(endpoints[0], 'endpoints[0]'),
     username: optionalString(options.username, 'username'),
@@ -194,6 +225,7 @@ function reconnect(value: ReconnectOption | undefined, random: RandomSource): Re
       'false, a function, or { minDelay, maxDelay, maxAttempts }',
     );
   }
+  if (value !== undefined) rejectUnknownOptions(value, RECONNECT_OPTION_NAMES, 'reconnect.');
   const minDelay = integer(
     value?.minDelay,
     'reconnect.minDelay',

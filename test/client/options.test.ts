@@ -64,6 +64,8 @@ const cases: [label: string, options: () => unknown, option: string][] = [
   ],
   ['endpoint object with an empty host', () => ({ endpoints: [{ host: '', port: 6379 }] }), 'endpoints[0]'],
   ['endpoint of the wrong type', () => ({ endpoints: [6379] }), 'endpoints[0]'],
+  ['endpoint string with user info', () => ({ endpoints: ['app@127.0.0.1:6379'] }), 'endpoints[0]'],
+  ['endpoint object host with a blank', () => ({ endpoints: [{ host: 'my host' }] }), 'endpoints[0]'],
   ['connectTimeout 0', () => withEndpoint({ connectTimeout: 0 }), 'connectTimeout'],
   ['connectTimeout negative', () => withEndpoint({ connectTimeout: -5 }), 'connectTimeout'],
   ['connectTimeout NaN', () => withEndpoint({ connectTimeout: Number.NaN }), 'connectTimeout'],
