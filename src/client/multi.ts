@@ -60,6 +60,8 @@ export interface TransactionContext {
  * `Conflict` is `null` in a WATCH session, where `exec()` resolves null when a watched key changed.
  */
 export class Transaction<Conflict extends null = never> extends Commander {
+  /** Entries are sent and answered only at `exec()` (commands/caller.ts). */
+  readonly queuesCommands = true;
   private readonly entries: Command<unknown>[] = [];
   private started = false;
 
