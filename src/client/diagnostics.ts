@@ -16,6 +16,9 @@
 //
 // Each traced command publishes `start`, then exactly one of `end` and `error`, with one message
 // object, so a subscriber can pair them (a WeakMap keyed by the message, as with TracingChannel).
+// Traced: the client's commands, batch entries, WATCH sessions' commands, and each transaction
+// entry when `exec()` sends it, then `EXEC` for the whole transaction (`end` also when a WATCH
+// conflict resolves it null). Internal commands (handshake, UNWATCH, DISCARD, QUIT) are not.
 import { channel } from 'node:diagnostics_channel';
 import type { CircuitState } from '../breaker/index.js';
 import type { RespireEndpoint } from '../errors.js';
@@ -96,9 +99,22 @@ export function commandsTraced(): boolean {
  * when no one subscribes to a command channel; call it before queuing the command.
  */
 export function traceCommand(command: Command<unknown>, endpoint: RespireEndpoint, clock: Clock): void {
+  traceOperation(command.name, command.promise, endpoint, clock);
+}
+
+/**
+ * As traceCommand, for what a caller awaits that is not one command record: `EXEC` for the whole
+ * of a transaction's `exec()` (multi.ts), settling as `promise` does.
+ */
+export function traceOperation(
+  name: string,
+  promise: Promise<unknown>,
+  endpoint: RespireEndpoint,
+  clock: Clock,
+): void {
   if (!commandsTraced()) return;
   const message: CommandDiagnostic = {
-    command: command.name,
+    command: name,
     endpoint,
     durationMs: 0,
     error: undefined,
@@ -106,7 +122,7 @@ export function traceCommand(command: Command<unknown>, endpoint: RespireEndpoin
   };
   if (commandStart.hasSubscribers) commandStart.publish(message);
   const startedMs = clock.now();
-  command.promise.then(
+  promise.then(
     () => {
       message.durationMs = clock.now() - startedMs;
       if (commandEnd.hasSubscribers) commandEnd.publish(message);

@@ -82,7 +82,11 @@ export class RespireClient extends Commander {
     });
     this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
     this.lender = this.dedicatedLender();
-    this.sessions = new WatchSessions(this.lender, options.commandTimeout);
+    this.sessions = new WatchSessions(this.lender, {
+      commandTimeout: options.commandTimeout,
+      clock: options.clock,
+      errorSink: this.errorSink,
+    });
     this.batchDispatcher = {
       commandTimeout: options.commandTimeout,
       errorSink: this.errorSink,
@@ -176,6 +180,7 @@ export class RespireClient extends Commander {
     return new Transaction({
       target: this.main,
       commandTimeout: this.options.commandTimeout,
+      clock: this.options.clock,
       watched: false,
       tracker: this.transactions,
       onError: this.errorSink,
