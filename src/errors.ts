@@ -167,8 +167,9 @@ export class RespireConfigurationError extends RespireError {
   /** The allowed range or form, in words. */
   readonly allowed: string;
 
-  constructor(option: string, value: unknown, allowed: string) {
-    super(`invalid option ${option}: ${describeValue(value)}; allowed: ${allowed}`);
+  /** `options.cause`: what the option's code threw, for an option that is a function. */
+  constructor(option: string, value: unknown, allowed: string, options: RespireErrorOptions = {}) {
+    super(`invalid option ${option}: ${describeValue(value)}; allowed: ${allowed}`, options);
     this.option = option;
     this.value = value;
     this.allowed = allowed;

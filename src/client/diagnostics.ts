@@ -13,6 +13,7 @@
 // | `respire:connection:close`     | ConnectionDiagnostic: a connection ended                     |
 // | `respire:connection:reconnect` | ReconnectDiagnostic: a reconnect attempt is scheduled        |
 // | `respire:circuit:transition`   | CircuitTransitionDiagnostic: a circuit changed state         |
+// | `respire:client:error`         | ClientErrorDiagnostic: an error no caller receives (below)   |
 //
 // Each traced command publishes `start`, then exactly one of `end` and `error`, with one message
 // object, so a subscriber can pair them (a WeakMap keyed by the message, as with TracingChannel).
@@ -34,6 +35,7 @@ export const DiagnosticChannels = Object.freeze({
   connectionClose: 'respire:connection:close',
   connectionReconnect: 'respire:connection:reconnect',
   circuitTransition: 'respire:circuit:transition',
+  clientError: 'respire:client:error',
 } as const);
 
 /** One command, from the caller issuing it to its promise settling. */
@@ -75,6 +77,17 @@ export interface ReconnectDiagnostic {
   readonly errorType: string | undefined;
 }
 
+/**
+ * An error of the client's own work that no command's caller receives, so it has nowhere else to
+ * go: a `reconnect` function that threw or gave an invalid delay (the default policy stood in).
+ */
+export interface ClientErrorDiagnostic {
+  readonly endpoint: RespireEndpoint;
+  /** A RespireError; its `cause` holds what the application's code threw, if it threw. */
+  readonly error: unknown;
+  readonly errorType: string | undefined;
+}
+
 export interface CircuitTransitionDiagnostic {
   readonly endpoint: RespireEndpoint;
   readonly from: CircuitState;
@@ -88,6 +101,7 @@ const connectionConnect = channel(DiagnosticChannels.connectionConnect);
 const connectionClose = channel(DiagnosticChannels.connectionClose);
 const connectionReconnect = channel(DiagnosticChannels.connectionReconnect);
 const circuitTransition = channel(DiagnosticChannels.circuitTransition);
+const clientError = channel(DiagnosticChannels.clientError);
 
 /** Whether anyone listens to a command channel: the one check a send path makes per command. */
 export function commandsTraced(): boolean {
@@ -145,6 +159,27 @@ export function publishCircuitTransition(
   if (!circuitTransition.hasSubscribers) return;
   const message: CircuitTransitionDiagnostic = { endpoint, from, to };
   circuitTransition.publish(message);
+}
+
+/**
+ * Reports errors no caller receives for one client: published on `respire:client:error`, or, while
+ * nobody subscribes, a process warning (code RESPIRE_CLIENT_ERROR) the first time, so the error is
+ * seen without crashing the process or repeating on every reconnect attempt.
+ */
+export function clientErrorReporter(endpoint: RespireEndpoint): (error: unknown) => void {
+  let warned = false;
+  return (error) => {
+    if (clientError.hasSubscribers) {
+      const message: ClientErrorDiagnostic = { endpoint, error, errorType: errorTypeOf(error) };
+      clientError.publish(message);
+    } else if (!warned) {
+      warned = true;
+      const cause = error instanceof Error && error.cause !== undefined ? ` (${String(error.cause)})` : '';
+      process.emitWarning(`Respire client of ${endpoint.host}:${endpoint.port}: ${String(error)}${cause}`, {
+        code: 'RESPIRE_CLIENT_ERROR',
+      });
+    }
+  };
 }
 
 /**
