@@ -9,13 +9,13 @@ import {
   RespireTimeoutError,
 } from '../errors.js';
 import type { RespValue } from '../resp/types.js';
+import type { RandomSource } from '../util/random.js';
 import { RingQueue } from '../util/ring-queue.js';
 import type { AdmissionGate } from './admission-gate.js';
 import { type Command, CommandState } from './command.js';
 import { type ConnectionSettings, connect } from './connect.js';
 import type { Connection } from './connection.js';
 import { DeadlineTimer } from './deadline-timer.js';
-import type { RandomSource } from '../util/random.js';
 import { askReconnectPolicy, type ReconnectFunction } from './reconnect-policy.js';
 
 export interface ChannelOptions extends ConnectionSettings {
@@ -293,7 +293,13 @@ export class Channel {
     const delay =
       reconnect === false
         ? false
-        : askReconnectPolicy(reconnect, ++this.attempt, cause, this.options.onReconnectPolicyError ?? ignore, random);
+        : askReconnectPolicy(
+            reconnect,
+            ++this.attempt,
+            cause,
+            this.options.onReconnectPolicyError ?? ignore,
+            random,
+          );
     if (delay === false) {
       this.state = 'closed';
       this.acquireTimer.cancel();

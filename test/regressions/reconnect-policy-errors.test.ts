@@ -11,9 +11,9 @@ import {
   type RespireClient,
   RespireConfigurationError,
 } from '../../src/index.js';
+import { useTestClients } from '../client/support.js';
 import type { FaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { useTestClients } from '../client/support.js';
 
 const server = useRedisServer();
 const clients = useTestClients(server, { acquireTimeout: 3_000 });

@@ -97,10 +97,7 @@ export const scanCommands: ThisType<CommandCaller> & ScanCommands<RedisValue> = 
     );
   },
   sscanIterator(key, options) {
-    return iterateCursor(
-      (cursor) => page(this, ['SSCAN', key], cursor, options, valuePage),
-      options?.signal,
-    );
+    return iterateCursor((cursor) => page(this, ['SSCAN', key], cursor, options, valuePage), options?.signal);
   },
   zscanIterator(key, options) {
     return iterateCursor(
