@@ -173,10 +173,19 @@ export class RespireConfigurationError extends RespireError {
   /** The allowed range or form, in words. */
   readonly allowed: string;
 
-  /** `message` replaces the usual "invalid option …" text (unknown option names use it). */
-  constructor(option: string, value: unknown, allowed: string, message?: string) {
+  /**
+   * `details.message` replaces the usual "invalid option …" text (unknown option names use it);
+   * `details.cause` is what the option's code threw, for an option that is a function.
+   */
+  constructor(
+    option: string,
+    value: unknown,
+    allowed: string,
+    details: RespireErrorOptions & { message?: string } = {},
+  ) {
     const shown = redactOption(option, value);
-    super(message ?? `invalid option ${option}: ${describeValue(shown)}; allowed: ${allowed}`);
+    const { message, ...options } = details;
+    super(message ?? `invalid option ${option}: ${describeValue(shown)}; allowed: ${allowed}`, options);
     this.option = option;
     this.value = shown;
     this.allowed = allowed;

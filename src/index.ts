@@ -8,6 +8,7 @@ export type { RedisCommands } from './client/commands/index.js';
 export type { ScanCursor } from './client/commands/scan.js';
 export {
   type CircuitTransitionDiagnostic,
+  type ClientErrorDiagnostic,
   type CommandDiagnostic,
   type ConnectionDiagnostic,
   type ConnectionRole,

@@ -44,6 +44,8 @@ type BatchState = 'queuing' | 'running' | 'done';
  * Entry promises never cause unhandled rejections: a caller may await only `execute()`.
  */
 export class Batch extends Commander implements SettleObserver {
+  /** Entries are sent only by `execute()` (commands/caller.ts). */
+  readonly queuesCommands = true;
   private readonly entries: Command<unknown>[] = [];
   /** Each entry's value, in queue order, as its promise resolved. */
   private readonly values: unknown[] = [];

@@ -13,9 +13,13 @@
 // | `respire:connection:close`     | ConnectionDiagnostic: a connection ended                     |
 // | `respire:connection:reconnect` | ReconnectDiagnostic: a reconnect attempt is scheduled        |
 // | `respire:circuit:transition`   | CircuitTransitionDiagnostic: a circuit changed state         |
+// | `respire:client:error`         | ClientErrorDiagnostic: an error no caller receives (below)   |
 //
 // Each traced command publishes `start`, then exactly one of `end` and `error`, with one message
 // object, so a subscriber can pair them (a WeakMap keyed by the message, as with TracingChannel).
+// Traced: the client's commands, batch entries, WATCH sessions' commands, and each transaction
+// entry when `exec()` sends it, then `EXEC` for the whole transaction (`end` also when a WATCH
+// conflict resolves it null). Internal commands (handshake, UNWATCH, DISCARD, QUIT) are not.
 import { channel } from 'node:diagnostics_channel';
 import type { CircuitState } from '../breaker/index.js';
 import type { RespireEndpoint } from '../errors.js';
@@ -31,6 +35,7 @@ export const DiagnosticChannels = Object.freeze({
   connectionClose: 'respire:connection:close',
   connectionReconnect: 'respire:connection:reconnect',
   circuitTransition: 'respire:circuit:transition',
+  clientError: 'respire:client:error',
 } as const);
 
 /** One command, from the caller issuing it to its promise settling. */
@@ -72,6 +77,17 @@ export interface ReconnectDiagnostic {
   readonly errorType: string | undefined;
 }
 
+/**
+ * An error of the client's own work that no command's caller receives, so it has nowhere else to
+ * go: a `reconnect` function that threw or gave an invalid delay (the default policy stood in).
+ */
+export interface ClientErrorDiagnostic {
+  readonly endpoint: RespireEndpoint;
+  /** A RespireError; its `cause` holds what the application's code threw, if it threw. */
+  readonly error: unknown;
+  readonly errorType: string | undefined;
+}
+
 export interface CircuitTransitionDiagnostic {
   readonly endpoint: RespireEndpoint;
   readonly from: CircuitState;
@@ -85,6 +101,7 @@ const connectionConnect = channel(DiagnosticChannels.connectionConnect);
 const connectionClose = channel(DiagnosticChannels.connectionClose);
 const connectionReconnect = channel(DiagnosticChannels.connectionReconnect);
 const circuitTransition = channel(DiagnosticChannels.circuitTransition);
+const clientError = channel(DiagnosticChannels.clientError);
 
 /** Whether anyone listens to a command channel: the one check a send path makes per command. */
 export function commandsTraced(): boolean {
@@ -96,9 +113,22 @@ export function commandsTraced(): boolean {
  * when no one subscribes to a command channel; call it before queuing the command.
  */
 export function traceCommand(command: Command<unknown>, endpoint: RespireEndpoint, clock: Clock): void {
+  traceOperation(command.name, command.promise, endpoint, clock);
+}
+
+/**
+ * As traceCommand, for what a caller awaits that is not one command record: `EXEC` for the whole
+ * of a transaction's `exec()` (multi.ts), settling as `promise` does.
+ */
+export function traceOperation(
+  name: string,
+  promise: Promise<unknown>,
+  endpoint: RespireEndpoint,
+  clock: Clock,
+): void {
   if (!commandsTraced()) return;
   const message: CommandDiagnostic = {
-    command: command.name,
+    command: name,
     endpoint,
     durationMs: 0,
     error: undefined,
@@ -106,7 +136,7 @@ export function traceCommand(command: Command<unknown>, endpoint: RespireEndpoin
   };
   if (commandStart.hasSubscribers) commandStart.publish(message);
   const startedMs = clock.now();
-  command.promise.then(
+  promise.then(
     () => {
       message.durationMs = clock.now() - startedMs;
       if (commandEnd.hasSubscribers) commandEnd.publish(message);
@@ -129,6 +159,27 @@ export function publishCircuitTransition(
   if (!circuitTransition.hasSubscribers) return;
   const message: CircuitTransitionDiagnostic = { endpoint, from, to };
   circuitTransition.publish(message);
+}
+
+/**
+ * Reports errors no caller receives for one client: published on `respire:client:error`, or, while
+ * nobody subscribes, a process warning (code RESPIRE_CLIENT_ERROR) the first time, so the error is
+ * seen without crashing the process or repeating on every reconnect attempt.
+ */
+export function clientErrorReporter(endpoint: RespireEndpoint): (error: unknown) => void {
+  let warned = false;
+  return (error) => {
+    if (clientError.hasSubscribers) {
+      const message: ClientErrorDiagnostic = { endpoint, error, errorType: errorTypeOf(error) };
+      clientError.publish(message);
+    } else if (!warned) {
+      warned = true;
+      const cause = error instanceof Error && error.cause !== undefined ? ` (${String(error.cause)})` : '';
+      process.emitWarning(`Respire client of ${endpoint.host}:${endpoint.port}: ${String(error)}${cause}`, {
+        code: 'RESPIRE_CLIENT_ERROR',
+      });
+    }
+  };
 }
 
 /**

@@ -7,7 +7,9 @@ import {
   type ReplyTransform,
   type SettleObserver,
 } from '../transport/command.js';
+import type { Clock } from '../util/clock.js';
 import { Commander } from './commander.js';
+import { commandsTraced, traceCommand, traceOperation } from './diagnostics.js';
 import { invalidTimeout, isTimeout } from './prepare-command.js';
 import {
   type TransactionEnd,
@@ -29,6 +31,8 @@ export interface TransactionContext {
   readonly target: TransactionTarget;
   /** Default reply deadline (`commandTimeout`), ms. */
   readonly commandTimeout: number;
+  /** Times the `respire:command:*` messages of the entries and EXEC (diagnostics.ts). */
+  readonly clock: Clock;
   /** A WATCH session's transaction: `exec()` resolves null when a watched key changed. */
   readonly watched: boolean;
   readonly tracker?: TransactionTracker | undefined;
@@ -60,6 +64,8 @@ export interface TransactionContext {
  * `Conflict` is `null` in a WATCH session, where `exec()` resolves null when a watched key changed.
  */
 export class Transaction<Conflict extends null = never> extends Commander {
+  /** Entries are sent and answered only at `exec()` (commands/caller.ts). */
+  readonly queuesCommands = true;
   private readonly entries: Command<unknown>[] = [];
   private started = false;
 
@@ -126,8 +132,19 @@ export class Transaction<Conflict extends null = never> extends Commander {
       tracker: context.tracker,
       onEnd: context.onEnd,
     });
+    if (commandsTraced()) this.trace(live, run.promise);
     run.start();
     return run.promise as Promise<unknown[] | Conflict>;
+  }
+
+  /**
+   * diagnostics.ts: each entry as it is sent, settling as its own promise does, then `EXEC` for
+   * the whole transaction, as exec() settles.
+   */
+  private trace(live: readonly Command<unknown>[], whole: Promise<unknown>): void {
+    const { target, clock } = this.context;
+    for (const entry of live) traceCommand(entry, target.endpoint, clock);
+    traceOperation('EXEC', whole, target.endpoint, clock);
   }
 
   /** Fails `exec()` and every entry with nothing sent. */

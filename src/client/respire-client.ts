@@ -22,7 +22,7 @@ import { CircuitGate, type ClientCircuit } from './circuit-gate.js';
 import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
 import { DedicatedPool } from './dedicated-pool.js';
-import { observeConnections, traceCommand } from './diagnostics.js';
+import { clientErrorReporter, observeConnections, traceCommand } from './diagnostics.js';
 import { checkedPrefix, KeyPrefixView } from './key-prefix-view.js';
 import { ClientTelemetry } from './metrics.js';
 import { Transaction } from './multi.js';
@@ -68,7 +68,12 @@ export class RespireClient extends Commander {
         ? undefined
         : new CircuitGate({ ...options, circuitBreaker: options.circuitBreaker, telemetry: this.telemetry });
     this.gate = gate;
-    const channelOptions: ChannelOptions = { ...options, gate };
+    // diagnostics.ts `respire:client:error`: a `reconnect` function that failed (issue 19 #5).
+    const channelOptions: ChannelOptions = {
+      ...options,
+      gate,
+      onReconnectPolicyError: clientErrorReporter(options.endpoint),
+    };
     // diagnostics.ts: `respire:connection:connect` for the shared connection.
     const connections = observeConnections(options.endpoint, 'shared');
     this.main = new Channel({
@@ -82,7 +87,11 @@ export class RespireClient extends Commander {
     });
     this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
     this.lender = this.dedicatedLender();
-    this.sessions = new WatchSessions(this.lender, options.commandTimeout);
+    this.sessions = new WatchSessions(this.lender, {
+      commandTimeout: options.commandTimeout,
+      clock: options.clock,
+      errorSink: this.errorSink,
+    });
     this.batchDispatcher = {
       commandTimeout: options.commandTimeout,
       errorSink: this.errorSink,
@@ -176,6 +185,7 @@ export class RespireClient extends Commander {
     return new Transaction({
       target: this.main,
       commandTimeout: this.options.commandTimeout,
+      clock: this.options.clock,
       watched: false,
       tracker: this.transactions,
       onError: this.errorSink,

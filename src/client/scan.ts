@@ -1,9 +1,11 @@
 // The SCAN family's shared parts (issue 3): argument lists, the `[cursor, elements]` reply, and the
 // cursor loop behind the async iterators, which holds one page at a time and stops on abort.
+// Keys, members, fields and values stay as the decoder delivered them, so with `returnBuffers` a
+// binary key comes back byte for byte and can be passed on (issue 19 #10); the cursor is text.
 import type { RespArgument } from '../resp/encoder.js';
 import type { RespValue } from '../resp/types.js';
 import type { RedisArgument } from './commands/caller.js';
-import { asDouble, asString, unexpected } from './commands/reply.js';
+import { asDouble, asString, asValue, type RedisValue, unexpected } from './commands/reply.js';
 
 export interface ScanOptions {
   /** MATCH: only elements matching this glob pattern (filtered after the fetch, per page). */
@@ -54,26 +56,27 @@ export function scanReply(reply: RespValue): { cursor: string; elements: RespVal
   return { cursor: asString(reply[0]!), elements: reply[1] };
 }
 
-export function stringPage(reply: RespValue): ScanPage<string> {
+/** SCAN, SSCAN: keys or members. */
+export function valuePage(reply: RespValue): ScanPage<RedisValue> {
   const { cursor, elements } = scanReply(reply);
-  return { cursor, items: elements.map(asString) };
+  return { cursor, items: elements.map(asValue) };
 }
 
 /** HSCAN: field, value, field, value… as `[field, value]` pairs. */
-export function fieldValuePage(reply: RespValue): ScanPage<[string, string]> {
-  return pairPage(reply, asString);
+export function fieldValuePage(reply: RespValue): ScanPage<[RedisValue, RedisValue]> {
+  return pairPage(reply, asValue);
 }
 
 /** ZSCAN: member, score, member, score… as `[member, score]` pairs. */
-export function memberScorePage(reply: RespValue): ScanPage<[string, number]> {
+export function memberScorePage(reply: RespValue): ScanPage<[RedisValue, number]> {
   return pairPage(reply, asDouble);
 }
 
-function pairPage<V>(reply: RespValue, second: (value: RespValue) => V): ScanPage<[string, V]> {
+function pairPage<S>(reply: RespValue, second: (value: RespValue) => S): ScanPage<[RedisValue, S]> {
   const { cursor, elements } = scanReply(reply);
-  const items: [string, V][] = [];
+  const items: [RedisValue, S][] = [];
   for (let i = 0; i + 1 < elements.length; i += 2) {
-    items.push([asString(elements[i]!), second(elements[i + 1]!)]);
+    items.push([asValue(elements[i]!), second(elements[i + 1]!)]);
   }
   return { cursor, items };
 }

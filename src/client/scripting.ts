@@ -1,6 +1,8 @@
 // Lua scripts by SHA1 (issue 3): `defineScript(lua).run(keys, args)` sends EVALSHA and, only when
-// the server answers NOSCRIPT, EVAL once. NOSCRIPT means the script did not run, so the EVAL is
-// the first execution, never a retry of a write that may have happened.
+// the server answers that it has not cached the script, EVAL once. That answer means the script
+// did not run, so the EVAL is the first execution, never a retry of a write that may have happened.
+// Where no reply can be awaited before the script has to run (a transaction, a batch,
+// fireAndForget), `run` sends EVAL with the source at once (issue 19 #7, #8).
 import { createHash } from 'node:crypto';
 import { RespireServerError } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
@@ -48,21 +50,31 @@ export class RedisScript {
   }
 
   /**
-   * Runs the script by SHA; when the server does not have it (NOSCRIPT: nothing ran), sends the
-   * source with EVAL, which also caches it. Any other outcome, error or not, is final.
+   * Runs the script by SHA; when the server does not have it (its NOSCRIPT: nothing ran), sends
+   * the source with EVAL, which also caches it. Any other outcome, error or not, is final; an
+   * error reply of the script's own is never taken for the server's NOSCRIPT (`isServerNoScript`).
+   * Queued in `multi()` or `batch()`, or with `fireAndForget`, it sends EVAL at once: the
+   * fallback would come after the transaction or batch had run, or never, as no reply is read.
    */
   run(
     keys: readonly RedisArgument[] = [],
     args: readonly ScriptArgument[] = [],
     options?: CommandOptions,
   ): Promise<RespValue> {
+    if (this.caller.queuesCommands === true || options?.fireAndForget === true) {
+      return this.caller.call<RespValue>(
+        scriptArguments(this.evalCommand, this.lua, keys, args),
+        undefined,
+        options,
+      );
+    }
     const bySha = this.caller.call<RespValue>(
       scriptArguments(this.evalShaCommand, this.sha, keys, args),
       undefined,
       options,
     );
     return bySha.catch((error: unknown) => {
-      if (!isNoScript(error)) throw error;
+      if (!isServerNoScript(error)) throw error;
       return this.caller.call<RespValue>(
         scriptArguments(this.evalCommand, this.lua, keys, args),
         undefined,
@@ -72,6 +84,16 @@ export class RedisScript {
   }
 }
 
-function isNoScript(error: unknown): boolean {
-  return error instanceof RespireServerError && error.code === 'NOSCRIPT';
+/**
+ * The server's own reply to EVALSHA of a script it has not cached, the same text from Redis 2.6
+ * through 7.x (`shared.noscripterr`). A script may fail with an error reply of its own that begins
+ * with NOSCRIPT (`redis.error_reply('NOSCRIPT …')`) after it ran, so the code alone cannot tell
+ * the two apart (issue 19 #9); the whole message can, unless a script returns this exact text.
+ * A server that worded it differently would get no fallback: the caller sees its NOSCRIPT, and
+ * the script never runs twice.
+ */
+const SERVER_NOSCRIPT = 'NOSCRIPT No matching script. Please use EVAL.';
+
+function isServerNoScript(error: unknown): boolean {
+  return error instanceof RespireServerError && error.message === SERVER_NOSCRIPT;
 }

@@ -14,6 +14,7 @@ import type { RespArgument } from '../resp/encoder.js';
 import type { RespValue } from '../resp/types.js';
 import { Command, CommandFlags, CommandState } from '../transport/command.js';
 import { Health, healthOf } from '../transport/health.js';
+import { type AbortTarget, unwatchSignal, watchSignal } from '../transport/signal-watch.js';
 
 /** The connection (or reconnecting channel) a transaction is written to; a Channel fits. */
 export interface TransactionTarget {
@@ -102,7 +103,7 @@ class TransactionStep extends Command<RespValue> {
   }
 }
 
-export class TransactionRun {
+export class TransactionRun implements AbortTarget {
   readonly promise: Promise<RespValue[] | null>;
   private readonly steps: TransactionStep[] = [];
   /** Queue-time errors (wrong arity, unknown command…), by entry index. */
@@ -143,7 +144,8 @@ export class TransactionRun {
     }
     this.steps.push(new TransactionStep(['EXEC'], timeoutMs, this, this.steps.length));
     this.options.tracker?.add(this);
-    signal?.addEventListener('abort', this);
+    // One listener per signal however many transactions and commands share it (signal-watch.ts).
+    if (signal !== undefined) watchSignal(signal, this);
     for (const step of this.steps) if (!step.settled) target.enqueue(step as Command<unknown>);
   }
 
@@ -184,11 +186,10 @@ export class TransactionRun {
   }
 
   /**
-   * The abort listener of `options.signal`: before MULTI is written nothing is sent; after, the
-   * rest must follow it (the replies are read and dropped), and exec() rejects at once.
+   * `options.signal` aborted: before MULTI is written nothing is sent; after, the rest must follow
+   * it (the replies are read and dropped), and exec() rejects at once.
    */
-  handleEvent(): void {
-    const reason = this.options.signal!.reason;
+  onAbort(reason: unknown): void {
     if (this.steps[0]!.state === CommandState.Queued) this.dropUnwritten(reason);
     this.end(reason, false);
   }
@@ -259,7 +260,8 @@ export class TransactionRun {
 
   private finish(watchCleared: boolean, circuitRejected = false): void {
     this.ended = true;
-    this.options.signal?.removeEventListener('abort', this);
+    const signal = this.options.signal;
+    if (signal !== undefined) unwatchSignal(signal, this);
     this.options.onEnd?.({ watchCleared, circuitRejected });
   }
 }

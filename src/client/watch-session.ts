@@ -13,8 +13,10 @@ import { RespireCircuitOpenError } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
 import { type Channel, clientClosedError } from '../transport/channel.js';
 import { Command, type CommandOptions, type ReplyTransform } from '../transport/command.js';
+import type { Clock } from '../util/clock.js';
 import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
+import { traceCommand } from './diagnostics.js';
 import { Transaction } from './multi.js';
 import { prepareCommand } from './prepare-command.js';
 
@@ -27,6 +29,19 @@ export interface SessionPool {
   discard(channel: Channel): void;
 }
 
+/** What sessions share with the client's other commands. */
+export interface SessionSettings {
+  /** Default reply deadline (`commandTimeout`), ms. */
+  readonly commandTimeout: number;
+  /** Times the `respire:command:*` messages (diagnostics.ts). */
+  readonly clock: Clock;
+  /**
+   * `redis.client.errors`: told each error a session's caller receives, once: from `watch()`, a
+   * session command, `exec()` of its transaction, `unwatch()` (issue 10 #8).
+   */
+  readonly errorSink: ((error: unknown) => void) | undefined;
+}
+
 /** Opens WATCH sessions and ends the ones still open when the client closes. */
 export class WatchSessions {
   private readonly open = new Set<WatchSession>();
@@ -35,11 +50,17 @@ export class WatchSessions {
 
   constructor(
     private readonly pool: SessionPool,
-    private readonly commandTimeout: number,
+    private readonly settings: SessionSettings,
   ) {}
 
   /** Borrows a connection and WATCHes `keys` on it; on failure the connection is given back. */
-  async watch(keys: RedisArgument | readonly RedisArgument[]): Promise<WatchSession> {
+  watch(keys: RedisArgument | readonly RedisArgument[]): Promise<WatchSession> {
+    const opened = this.start(keys);
+    if (this.settings.errorSink !== undefined) opened.catch(this.settings.errorSink);
+    return opened;
+  }
+
+  private async start(keys: RedisArgument | readonly RedisArgument[]): Promise<WatchSession> {
     const list: RedisArgument[] = typeof keys === 'string' || Buffer.isBuffer(keys) ? [keys] : [...keys];
     if (list.length === 0) throw new TypeError('watch() needs at least one key');
     const channel = await this.pool.acquire();
@@ -47,10 +68,11 @@ export class WatchSessions {
       this.pool.discard(channel);
       throw clientClosedError(channel.endpoint);
     }
-    const session = new WatchSession(channel, this.pool, this.commandTimeout, this.open);
+    const session = new WatchSession(channel, this.pool, this.settings, this.open);
     this.open.add(session);
     try {
-      await session.send(['WATCH', ...list]);
+      // Its error is counted as watch()'s, so not by the command as well.
+      await session.sendUncounted(['WATCH', ...list]);
     } catch (error) {
       // Refused by the circuit, WATCH was never sent: the connection goes back as it is.
       if (error instanceof RespireCircuitOpenError) session.giveBack();
@@ -83,7 +105,7 @@ export class WatchSession extends Commander implements AsyncDisposable {
   constructor(
     private readonly channel: Channel,
     private readonly pool: SessionPool,
-    private readonly commandTimeout: number,
+    private readonly settings: SessionSettings,
     private readonly registry: Set<WatchSession>,
   ) {
     super();
@@ -100,9 +122,29 @@ export class WatchSession extends Commander implements AsyncDisposable {
     options: CommandOptions | undefined,
     flags = 0,
   ): Promise<T> {
+    return this.enqueue(args, transform, options, flags, this.settings.errorSink);
+  }
+
+  /** @internal WATCH from `redis.watch()`, which counts the error itself. */
+  sendUncounted(args: RespArgument[]): Promise<unknown> {
+    return this.enqueue(args, undefined, undefined, 0, undefined);
+  }
+
+  /** As the client's path: the command is traced (diagnostics.ts) when it is sent. */
+  private enqueue<T>(
+    args: RespArgument[],
+    transform: ReplyTransform<T> | undefined,
+    options: CommandOptions | undefined,
+    flags: number,
+    errorSink: ((error: unknown) => void) | undefined,
+  ): Promise<T> {
     if (!this.active) return Promise.reject(endedError());
-    const command = prepareCommand(args, transform, options, flags, this.commandTimeout);
-    if (!command.settled) this.channel.enqueue(command as Command<unknown>);
+    const { commandTimeout, clock } = this.settings;
+    const command = prepareCommand(args, transform, options, flags, commandTimeout, errorSink);
+    if (!command.settled) {
+      traceCommand(command as Command<unknown>, this.channel.endpoint, clock);
+      this.channel.enqueue(command as Command<unknown>);
+    }
     return command.promise;
   }
 
@@ -115,8 +157,10 @@ export class WatchSession extends Commander implements AsyncDisposable {
     if (!this.active) throw endedError();
     return new Transaction<null>({
       target: this.channel,
-      commandTimeout: this.commandTimeout,
+      commandTimeout: this.settings.commandTimeout,
+      clock: this.settings.clock,
       watched: true,
+      onError: this.settings.errorSink,
       begin: () => {
         if (!this.active) return endedError();
         this.committing = true;
@@ -133,7 +177,9 @@ export class WatchSession extends Commander implements AsyncDisposable {
 
   /** Sends UNWATCH and ends the session; rejects when UNWATCH failed (the connection is closed). */
   unwatch(): Promise<void> {
-    return this.end(true);
+    const ended = this.end(true);
+    if (this.settings.errorSink !== undefined) ended.catch(this.settings.errorSink);
+    return ended;
   }
 
   /**
@@ -172,7 +218,7 @@ export class WatchSession extends Commander implements AsyncDisposable {
       this.pool.release(channel);
       this.ending = Promise.resolve();
     } else {
-      const command = new Command(['UNWATCH'], 0, undefined, undefined, this.commandTimeout);
+      const command = new Command(['UNWATCH'], 0, undefined, undefined, this.settings.commandTimeout);
       channel.enqueue(command as Command<unknown>);
       this.ending = command.promise.then(
         () => this.pool.release(channel),

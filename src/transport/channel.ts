@@ -10,19 +10,24 @@ import {
   RespireTimeoutError,
 } from '../errors.js';
 import type { RespValue } from '../resp/types.js';
+import type { RandomSource } from '../util/random.js';
 import { RingQueue } from '../util/ring-queue.js';
 import type { AdmissionGate } from './admission-gate.js';
 import { type Command, CommandState } from './command.js';
 import { type ConnectionSettings, connect } from './connect.js';
 import type { Connection } from './connection.js';
 import { DeadlineTimer } from './deadline-timer.js';
-import type { ReconnectFunction } from './reconnect-policy.js';
+import { askReconnectPolicy, type ReconnectFunction } from './reconnect-policy.js';
 
 export interface ChannelOptions extends ConnectionSettings {
   /** Commands not yet written; more wait for room (at most as many again), up to `acquireTimeout`. */
   maxPendingCommands: number;
   acquireTimeout: number;
   reconnect: ReconnectFunction | false;
+  /** `reconnect` threw or gave an invalid delay; the default policy decided instead. */
+  onReconnectPolicyError?: ((error: RespireError) => void) | undefined;
+  /** Jitter of the default policy when it stands in for a failed `reconnect`. */
+  random?: RandomSource | undefined;
   gate?: AdmissionGate | undefined;
   onPush?: ((frame: RespValue[]) => void) | undefined;
   /** Runs on every new connection before queued commands are written (e.g. to resubscribe). */
@@ -291,7 +296,17 @@ export class Channel {
   }
 
   private scheduleReconnect(cause: RespireError): void {
-    const delay = this.options.reconnect === false ? false : this.options.reconnect(++this.attempt, cause);
+    const { reconnect, random } = this.options;
+    const delay =
+      reconnect === false
+        ? false
+        : askReconnectPolicy(
+            reconnect,
+            ++this.attempt,
+            cause,
+            this.options.onReconnectPolicyError ?? ignore,
+            random,
+          );
     if (delay === false) {
       this.state = 'closed';
       this.acquireTimer.cancel();
@@ -394,6 +409,8 @@ export class Channel {
       : new RespireConnectionError(message, details);
   }
 }
+
+function ignore(): void {}
 
 function isLive(command: Command<unknown>): boolean {
   return command.state !== CommandState.Settled;

@@ -19,7 +19,9 @@ export function rejectUnknownOptions(options: object, known: readonly string[], 
     const allowed = `one of ${known.join(', ')}`;
     const suggestion = closestName(name, known);
     const hint = suggestion === undefined ? `allowed: ${allowed}` : `did you mean ${suggestion}?`;
-    throw new RespireConfigurationError(option, undefined, allowed, `unknown option ${option}; ${hint}`);
+    throw new RespireConfigurationError(option, undefined, allowed, {
+      message: `unknown option ${option}; ${hint}`,
+    });
   }
 }
 

@@ -7,6 +7,7 @@ import { type TransactionTarget, TransactionTracker } from '../../src/client/tra
 import { RespireCircuitOpenError, RespireConnectionError, RespireTimeoutError } from '../../src/index.js';
 import type { RespValue } from '../../src/resp/types.js';
 import { type Command, CommandState } from '../../src/transport/command.js';
+import { systemClock } from '../../src/util/clock.js';
 
 const endpoint = { host: '127.0.0.1', port: 6399 };
 
@@ -46,7 +47,7 @@ class ScriptedTarget implements TransactionTarget {
 }
 
 function transaction(target: ScriptedTarget, tracker?: TransactionTracker) {
-  const tx = new Transaction({ target, commandTimeout: 0, watched: false, tracker });
+  const tx = new Transaction({ target, commandTimeout: 0, clock: systemClock, watched: false, tracker });
   const entries = [tx.send(['SET', 'a', '1']), tx.send(['INCR', 'n'])];
   return { tx, entries };
 }

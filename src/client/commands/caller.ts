@@ -10,6 +10,11 @@ export interface CommandCaller {
     options: CommandOptions | undefined,
     flags?: number,
   ): Promise<T>;
+  /**
+   * True for a transaction or a batch: a command queued there is sent, and answered, only with all
+   * the others, so no command can wait on an earlier one's reply (scripting.ts sends EVAL there).
+   */
+  readonly queuesCommands?: boolean;
 }
 
 /** A key or value argument: strings are sent as UTF-8, Buffers as they are. */

@@ -29,7 +29,7 @@ export interface RedisCommands<V extends RedisValue = string>
     StreamGroupCommands<V>,
     ServerCommands,
     PubSubCommands,
-    ScanCommands,
+    ScanCommands<V>,
     ScriptingCommands {}
 
 export const commandFamilies: readonly object[] = [

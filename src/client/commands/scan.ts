@@ -1,5 +1,6 @@
 // The SCAN family: one call at a time (`scan`, `hscan`, `sscan`, `zscan`, each `{ cursor, … }`) and
 // async iterators that walk the cursor to the end (`scanIterator`, …). Shared parts: ../scan.ts.
+// `V` is how data arrives: strings, or Buffers with `returnBuffers` (see RedisValue in ./reply.ts).
 import type { RespArgument } from '../../resp/encoder.js';
 import type { RespValue } from '../../resp/types.js';
 import {
@@ -10,45 +11,46 @@ import {
   type ScanOptions,
   type ScanPage,
   scanArguments,
-  stringPage,
+  valuePage,
 } from '../scan.js';
 import type { CommandCaller, RedisArgument } from './caller.js';
+import type { RedisValue } from './reply.js';
 
 /** A cursor as Redis sends it (decimal text, up to 2^64 - 1), or a number for the first call. */
 export type ScanCursor = string | number | bigint;
 
-export interface ScanCommands {
+export interface ScanCommands<V extends RedisValue = string> {
   /** SCAN: one page of keys and the cursor to continue from (`'0'` when the walk is done). */
-  scan(cursor: ScanCursor, options?: KeyScanOptions): Promise<{ cursor: string; keys: string[] }>;
+  scan(cursor: ScanCursor, options?: KeyScanOptions): Promise<{ cursor: string; keys: V[] }>;
   /** HSCAN: one page of `[field, value]` pairs. */
   hscan(
     key: RedisArgument,
     cursor: ScanCursor,
     options?: ScanOptions,
-  ): Promise<{ cursor: string; entries: [string, string][] }>;
+  ): Promise<{ cursor: string; entries: [V, V][] }>;
   /** SSCAN: one page of members. */
   sscan(
     key: RedisArgument,
     cursor: ScanCursor,
     options?: ScanOptions,
-  ): Promise<{ cursor: string; members: string[] }>;
+  ): Promise<{ cursor: string; members: V[] }>;
   /** ZSCAN: one page of `[member, score]` pairs. */
   zscan(
     key: RedisArgument,
     cursor: ScanCursor,
     options?: ScanOptions,
-  ): Promise<{ cursor: string; entries: [string, number][] }>;
+  ): Promise<{ cursor: string; entries: [V, number][] }>;
   /**
    * Every key, one SCAN page at a time. A key may come twice (SCAN's guarantee is at least once for
    * keys present throughout); aborting `options.signal` rejects the pending step with its reason.
    */
-  scanIterator(options?: KeyScanOptions): AsyncGenerator<string, void, undefined>;
+  scanIterator(options?: KeyScanOptions): AsyncGenerator<V, void, undefined>;
   /** Every `[field, value]` of a hash, one HSCAN page at a time. */
-  hscanIterator(key: RedisArgument, options?: ScanOptions): AsyncGenerator<[string, string], void, undefined>;
+  hscanIterator(key: RedisArgument, options?: ScanOptions): AsyncGenerator<[V, V], void, undefined>;
   /** Every member of a set, one SSCAN page at a time. */
-  sscanIterator(key: RedisArgument, options?: ScanOptions): AsyncGenerator<string, void, undefined>;
+  sscanIterator(key: RedisArgument, options?: ScanOptions): AsyncGenerator<V, void, undefined>;
   /** Every `[member, score]` of a sorted set, one ZSCAN page at a time. */
-  zscanIterator(key: RedisArgument, options?: ScanOptions): AsyncGenerator<[string, number], void, undefined>;
+  zscanIterator(key: RedisArgument, options?: ScanOptions): AsyncGenerator<[V, number], void, undefined>;
 }
 
 /** One call: the arguments are checked before anything is sent. */
@@ -68,9 +70,9 @@ function page<T>(
   return caller.call(args, parse, options);
 }
 
-export const scanCommands: ThisType<CommandCaller> & ScanCommands = {
+export const scanCommands: ThisType<CommandCaller> & ScanCommands<RedisValue> = {
   async scan(cursor, options) {
-    const { cursor: next, items } = await page(this, ['SCAN'], cursor, options, stringPage);
+    const { cursor: next, items } = await page(this, ['SCAN'], cursor, options, valuePage);
     return { cursor: next, keys: items };
   },
   async hscan(key, cursor, options) {
@@ -78,7 +80,7 @@ export const scanCommands: ThisType<CommandCaller> & ScanCommands = {
     return { cursor: next, entries: items };
   },
   async sscan(key, cursor, options) {
-    const { cursor: next, items } = await page(this, ['SSCAN', key], cursor, options, stringPage);
+    const { cursor: next, items } = await page(this, ['SSCAN', key], cursor, options, valuePage);
     return { cursor: next, members: items };
   },
   async zscan(key, cursor, options) {
@@ -86,7 +88,7 @@ export const scanCommands: ThisType<CommandCaller> & ScanCommands = {
     return { cursor: next, entries: items };
   },
   scanIterator(options) {
-    return iterateCursor((cursor) => page(this, ['SCAN'], cursor, options, stringPage), options?.signal);
+    return iterateCursor((cursor) => page(this, ['SCAN'], cursor, options, valuePage), options?.signal);
   },
   hscanIterator(key, options) {
     return iterateCursor(
@@ -95,10 +97,7 @@ export const scanCommands: ThisType<CommandCaller> & ScanCommands = {
     );
   },
   sscanIterator(key, options) {
-    return iterateCursor(
-      (cursor) => page(this, ['SSCAN', key], cursor, options, stringPage),
-      options?.signal,
-    );
+    return iterateCursor((cursor) => page(this, ['SSCAN', key], cursor, options, valuePage), options?.signal);
   },
   zscanIterator(key, options) {
     return iterateCursor(

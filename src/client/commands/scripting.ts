@@ -56,8 +56,9 @@ export interface ScriptingCommands {
     options?: CommandOptions,
   ): Promise<RespValue>;
   /**
-   * A script bound to this client: `run(keys, args)` sends EVALSHA and, only on NOSCRIPT, EVAL
-   * once. Nothing is sent until the first run.
+   * A script bound to this client: `run(keys, args)` sends EVALSHA and, only on the server's own
+   * NOSCRIPT, EVAL once; in a transaction or batch, or with `fireAndForget`, EVAL at once
+   * (../scripting.ts). Nothing is sent until the first run.
    */
   defineScript(lua: string | Buffer, options?: ScriptOptions): RedisScript;
 }
