@@ -88,7 +88,13 @@ export class Channel {
       connection.destroy(undefined);
       throw this.closedError();
     }
-    events.bind(connection);
+    const endedEarly = events.bind(connection);
+    if (endedEarly !== undefined) {
+      this.state = 'closed';
+      this.acquireTimer.cancel();
+      this.failQueued(endedEarly);
+      throw endedEarly;
+    }
     this.adopt(connection);
   }
 
@@ -262,22 +268,32 @@ export class Channel {
     this.flush();
   }
 
+  /**
+   * The events of one connection. It can end between its handshake and the channel taking it
+   * (the server closing right after answering): `bind` then returns why, and the channel must not
+   * adopt it, or it would wait for a 'drain' from a dead socket for ever.
+   */
   private eventsFor() {
     let self: Connection | undefined;
+    let endedEarly: RespireError | undefined;
     return {
       onPush: (frame: RespValue[]) => this.options.onPush?.(frame),
       onDrain: () => {
         if (this.connection !== undefined && this.connection === self) this.flush();
       },
       onClose: (error: RespireError | undefined) => {
-        if (self === undefined) return;
+        if (self === undefined) {
+          endedEarly = error ?? new RespireConnectionError('connection closed', { endpoint: this.endpoint });
+          return;
+        }
         this.options.onDisconnect?.(error);
         if (this.connection !== self) return;
         this.connection = undefined;
         this.onConnectionLost(error);
       },
-      bind(connection: Connection) {
+      bind(connection: Connection): RespireError | undefined {
         self = connection;
+        return endedEarly;
       },
     };
   }
@@ -327,8 +343,13 @@ export class Channel {
           connection.destroy(undefined);
           return;
         }
-        events.bind(connection);
-        this.adopt(connection);
+        const endedEarly = events.bind(connection);
+        if (endedEarly === undefined) {
+          this.adopt(connection);
+          return;
+        }
+        this.lastError = endedEarly;
+        this.scheduleReconnect(endedEarly);
       },
       (error: RespireError) => {
         this.lastError = error;
