@@ -30,6 +30,7 @@ import { type ResolvedOptions, type RespireOptions, resolveOptions } from './opt
 import { prepareCommand } from './prepare-command.js';
 import { type PubSubListener, Subscriber } from './pubsub.js';
 import { isReadOnlyCommand } from './read-only-commands.js';
+import { refusedCommand } from './refused-commands.js';
 import { TransactionTracker } from './transaction-run.js';
 import { type SessionPool, type WatchSession, WatchSessions } from './watch-session.js';
 
@@ -231,9 +232,15 @@ export class RespireClient extends Commander {
 
   /**
    * Blocking commands get a dedicated connection; the rest share the pipeline. Every command and
-   * batch entry sent passes here, so here the `respire:command:*` channels see it (diagnostics.ts).
+   * batch entry sent passes here, so here the `respire:command:*` channels see it (diagnostics.ts),
+   * and here commands that would change the connection's state are refused (refused-commands.ts).
    */
   private route(command: Command<unknown>): void {
+    const refusal = refusedCommand(command.args);
+    if (refusal !== undefined) {
+      command.reject(refusal);
+      return;
+    }
     traceCommand(command, this.options.endpoint, this.options.clock);
     if ((command.flags & CommandFlags.Blocking) !== 0) this.runDedicated(command);
     else this.main.enqueue(command);

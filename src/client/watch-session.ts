@@ -17,6 +17,7 @@ import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
 import { Transaction } from './multi.js';
 import { prepareCommand } from './prepare-command.js';
+import { refusedCommand } from './refused-commands.js';
 
 /** The dedicated connections sessions borrow (DedicatedPool). */
 export interface SessionPool {
@@ -101,6 +102,9 @@ export class WatchSession extends Commander implements AsyncDisposable {
     flags = 0,
   ): Promise<T> {
     if (!this.active) return Promise.reject(endedError());
+    // The connection goes back to the pool afterwards: nothing may change its state (refused-commands.ts).
+    const refusal = refusedCommand(args, true);
+    if (refusal !== undefined) return Promise.reject(refusal);
     const command = prepareCommand(args, transform, options, flags, this.commandTimeout);
     if (!command.settled) this.channel.enqueue(command as Command<unknown>);
     return command.promise;
