@@ -28,7 +28,7 @@ import { ClientTelemetry } from './metrics.js';
 import { Transaction } from './multi.js';
 import { type ResolvedOptions, type RespireOptions, resolveOptions } from './options.js';
 import { prepareCommand } from './prepare-command.js';
-import { type PubSubListener, Subscriber } from './pubsub.js';
+import { type PubSubErrorListener, type PubSubListener, Subscriber } from './pubsub.js';
 import { isReadOnlyCommand } from './read-only-commands.js';
 import { refusedCommand } from './refused-commands.js';
 import { TransactionTracker } from './transaction-run.js';
@@ -91,7 +91,11 @@ export class RespireClient extends Commander {
         for (const command of commands) if (!command.settled) this.route(command);
       },
     };
-    this.subscriber = new Subscriber({ channel: channelOptions, commandTimeout: options.commandTimeout });
+    this.subscriber = new Subscriber({
+      channel: channelOptions,
+      commandTimeout: options.commandTimeout,
+      circuit: gate,
+    });
   }
 
   /** The configured data endpoint. */
@@ -133,7 +137,8 @@ export class RespireClient extends Commander {
   /**
    * SUBSCRIBE: `listener` hears every message on these channels. Runs on a dedicated subscriber
    * connection, restored after a reconnect; resolves once the server confirmed. A listener that
-   * throws does not keep the message from the others; its error is rethrown from a microtask.
+   * throws does not keep the message from the others; its error goes to `onPubSubError` listeners
+   * (rethrown from a microtask when there are none).
    */
   subscribe(channels: string | readonly string[], listener: PubSubListener): Promise<void> {
     return this.subscriber.subscribe('channel', channels, listener);
@@ -165,6 +170,15 @@ export class RespireClient extends Commander {
   /** As `unsubscribe`, for shard channels. */
   sunsubscribe(shardChannels?: string | readonly string[], listener?: PubSubListener): Promise<void> {
     return this.subscriber.unsubscribe('shard', shardChannels, listener);
+  }
+
+  /**
+   * Hears what goes wrong with pub/sub away from any caller: a throwing message listener, a
+   * subscription the server refused to restore after a reconnect, every subscription lost when the
+   * reconnect policy gave up (pubsub-errors.ts). Returns the function that removes the listener.
+   */
+  onPubSubError(listener: PubSubErrorListener): () => void {
+    return this.subscriber.onError(listener);
   }
 
   /** A batch: queued locally, written in one go by `execute()` (batch.ts). */

@@ -4,10 +4,10 @@
 // subscriptions are reported lost (`onPubSubError`, source 'lost') and the next subscribe opens a
 // new subscriber connection.
 import { describe, expect, it } from 'vitest';
-import type { PubSubErrorEvent, ReconnectOption } from '../../src/index.js';
+import { type PubSubErrorEvent, type ReconnectOption, RespireConnectionError } from '../../src/index.js';
 import { useTestClients } from '../client/support.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { killSubscribers, recorder } from './pubsub-support.js';
+import { killSubscribers, nextSubscriberClose, recorder } from './pubsub-support.js';
 
 const server = useRedisServer();
 const clients = useTestClients(server);
@@ -22,13 +22,9 @@ describe.each([3, 2] as const)('the subscriber connection after the policy gave 
     const client = await clients.open({ protocol, reconnect });
     const admin = await clients.open();
     await client.subscribe(['known', 'other'], () => {});
-    let lost!: (event: PubSubErrorEvent) => void;
-    const reported = new Promise<PubSubErrorEvent>((resolve) => (lost = resolve));
-    client.onPubSubError((_error, event) => lost(event));
+    const closed = nextSubscriberClose();
     expect(await killSubscribers(admin)).toBe(1);
-    const event = await reported;
-    expect(event.source).toBe('lost');
-    expect([...event.names].sort()).toEqual(['known', 'other']);
+    await closed;
     expect(await client.ping()).toBe('PONG');
     const known = recorder('again');
     await client.subscribe('known', known.listener);
@@ -40,5 +36,21 @@ describe.each([3, 2] as const)('the subscriber connection after the policy gave 
     await fresh.received;
     // Forgotten with the connection: nothing subscribes to it any more.
     expect(await admin.publish('other', 'gone')).toBe(0);
+  });
+
+  it('reports the subscriptions lost to onPubSubError', async () => {
+    const client = await clients.open({ protocol, reconnect: false });
+    const admin = await clients.open();
+    await client.subscribe(['known', 'other'], () => {});
+    await client.psubscribe('pattern:*', () => {});
+    let lost!: (report: [unknown, PubSubErrorEvent]) => void;
+    const reported = new Promise<[unknown, PubSubErrorEvent]>((resolve) => (lost = resolve));
+    client.onPubSubError((error, event) => lost([error, event]));
+    expect(await killSubscribers(admin)).toBe(1);
+    const [error, event] = await reported;
+    expect(error).toBeInstanceOf(RespireConnectionError);
+    expect(event.source).toBe('lost');
+    expect(event.kind).toBeUndefined();
+    expect([...event.names].sort()).toEqual(['known', 'other', 'pattern:*']);
   });
 });

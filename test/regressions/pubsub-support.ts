@@ -18,6 +18,19 @@ export function nextSubscriberReconnect(): Promise<void> {
   });
 }
 
+/** Resolves at the next `respire:connection:close` of a subscriber connection. */
+export function nextSubscriberClose(): Promise<void> {
+  const closes = channel(DiagnosticChannels.connectionClose);
+  return new Promise((resolve) => {
+    const onMessage = (message: unknown): void => {
+      if ((message as ConnectionDiagnostic).role !== 'subscriber') return;
+      closes.unsubscribe(onMessage);
+      resolve();
+    };
+    closes.subscribe(onMessage);
+  });
+}
+
 /** Kills, through `admin`, every connection subscribed to something (the subscriber connections). */
 export async function killSubscribers(admin: RespireClient): Promise<number> {
   let killed = 0;
