@@ -199,3 +199,19 @@ function describeValue(value: unknown): string {
   if (value === null || typeof value !== 'object') return String(value);
   return Array.isArray(value) ? 'an array' : 'an object';
 }
+
+/**
+ * A command the client will not send on the connections it manages (README "Commands `send`
+ * refuses"): it would change the connection's state behind the client's back, so that replies no
+ * longer match their callers or the change is lost on the next reconnect. Nothing was sent.
+ */
+export class RespireUnsupportedCommandError extends RespireError {
+  override name = 'RespireUnsupportedCommandError';
+  /** The refused command, upper-cased, with its subcommand when that decides (`CLIENT SETNAME`). */
+  readonly command: string;
+
+  constructor(command: string, instead: string) {
+    super(`${command} is not sent on the client's connections: ${instead}`);
+    this.command = command;
+  }
+}

@@ -27,7 +27,13 @@ export {
 } from './client/metrics.js';
 export type { Transaction, TransactionOptions } from './client/multi.js';
 export type { RespireOptions, RespireRetryOptions } from './client/options.js';
-export type { PubSubListener } from './client/pubsub.js';
+export type {
+  PubSubErrorEvent,
+  PubSubErrorListener,
+  PubSubErrorSource,
+  PubSubListener,
+  SubscriptionKind,
+} from './client/pubsub.js';
 export { RespireClient } from './client/respire-client.js';
 export type { KeyScanOptions, ScanOptions } from './client/scan.js';
 export type { RedisScript, ScriptArgument, ScriptOptions } from './client/scripting.js';

@@ -11,6 +11,7 @@ import type { Clock } from '../util/clock.js';
 import { Commander } from './commander.js';
 import { commandsTraced, traceCommand, traceOperation } from './diagnostics.js';
 import { invalidTimeout, isTimeout } from './prepare-command.js';
+import { refusedCommand } from './refused-commands.js';
 import {
   type TransactionEnd,
   TransactionRun,
@@ -87,6 +88,9 @@ export class Transaction<Conflict extends null = never> extends Commander {
     if (this.started) {
       return Promise.reject(new TypeError('the transaction has already run; queue commands on a new one'));
     }
+    // SELECT, CLIENT SETNAME, SUBSCRIBE … would outlive EXEC on the connection (refused-commands.ts).
+    const refusal = refusedCommand(args);
+    if (refusal !== undefined) return Promise.reject(refusal);
     const signal = options?.signal;
     // Never written itself (TransactionRun writes a step for it): no deadline of its own.
     const entry = new Command<T>(args, flags, transform, signal, 0);

@@ -24,7 +24,13 @@ export const UNSUBSCRIBE_COMMAND = {
 
 /** One subscribed name and its listeners. */
 export interface Subscription {
+  readonly name: string;
   readonly listeners: Set<PubSubListener>;
+  /**
+   * The listeners as of the last change, built when a message is delivered: a listener added or
+   * removed during a delivery takes effect from the next message (issue 19 #13).
+   */
+  snapshot: readonly PubSubListener[] | undefined;
   /** Settles when the SUBSCRIBE that created this entry was confirmed (or failed). */
   ready: Promise<void>;
   /** The server confirmed it on the current or a previous connection: restore it on reconnect. */
@@ -52,42 +58,73 @@ export class SubscriptionRegistry {
     return [...this.entries[kind].keys()];
   }
 
-  /** Names the server confirmed, which a new connection must subscribe to again. */
-  confirmedNames(kind: SubscriptionKind): string[] {
-    const names: string[] = [];
-    for (const [name, entry] of this.entries[kind]) if (entry.confirmed) names.push(name);
-    return names;
+  /** Entries the server confirmed, which a new connection must subscribe to again. */
+  confirmed(kind: SubscriptionKind): Subscription[] {
+    const entries: Subscription[] = [];
+    for (const entry of this.entries[kind].values()) if (entry.confirmed) entries.push(entry);
+    return entries;
+  }
+
+  /** Whether `entry` is still the one registered for its name (not removed or replaced since). */
+  isCurrent(kind: SubscriptionKind, entry: Subscription): boolean {
+    return this.entries[kind].get(entry.name) === entry;
   }
 
   /**
-   * Adds `listener` to each name. Returns the names that had no entry (the caller must subscribe
-   * to them), the entries that already existed (whose confirmation it must wait for), and the names
-   * where the listener was new (what a failed subscribe must take back).
+   * Adds `listener` to each name. Returns the entries it created (the caller must subscribe to
+   * their names), the entries that already existed (whose confirmation it must wait for), and the
+   * entries where the listener was new (what a failed subscribe must take back: `takeBack`).
    */
   add(
     kind: SubscriptionKind,
     names: readonly string[],
     listener: PubSubListener,
-  ): { fresh: string[]; existing: Subscription[]; added: string[] } {
+  ): { fresh: Subscription[]; existing: Subscription[]; added: Subscription[] } {
     const map = this.entries[kind];
-    const fresh: string[] = [];
+    const fresh: Subscription[] = [];
     const existing: Subscription[] = [];
-    const added: string[] = [];
+    const added: Subscription[] = [];
     for (const name of names) {
-      const entry = map.get(name);
+      let entry = map.get(name);
       if (entry === undefined) {
-        map.set(name, { listeners: new Set([listener]), ready: Promise.resolve(), confirmed: false });
-        fresh.push(name);
-        added.push(name);
+        entry = {
+          name,
+          listeners: new Set([listener]),
+          snapshot: undefined,
+          ready: Promise.resolve(),
+          confirmed: false,
+        };
+        map.set(name, entry);
+        fresh.push(entry);
+        added.push(entry);
         continue;
       }
       existing.push(entry);
       if (!entry.listeners.has(listener)) {
         entry.listeners.add(listener);
-        added.push(name);
+        entry.snapshot = undefined;
+        added.push(entry);
       }
     }
     return { fresh, existing, added };
+  }
+
+  /**
+   * Takes `listener` back from the entries a failed subscribe added it to, leaving alone any entry
+   * that has since been removed or replaced by a later subscribe of the same name (issue 19 #3).
+   * Returns the names left without listeners, which the caller must unsubscribe from.
+   */
+  takeBack(kind: SubscriptionKind, entries: readonly Subscription[], listener: PubSubListener): string[] {
+    const emptied: string[] = [];
+    for (const entry of entries) {
+      if (!this.isCurrent(kind, entry)) continue;
+      entry.listeners.delete(listener);
+      entry.snapshot = undefined;
+      if (entry.listeners.size > 0) continue;
+      this.entries[kind].delete(entry.name);
+      emptied.push(entry.name);
+    }
+    return emptied;
   }
 
   /**
@@ -102,6 +139,7 @@ export class SubscriptionRegistry {
       if (entry === undefined) continue;
       if (listener === undefined) entry.listeners.clear();
       else entry.listeners.delete(listener);
+      entry.snapshot = undefined;
       if (entry.listeners.size > 0) continue;
       map.delete(name);
       emptied.push(name);
@@ -120,6 +158,16 @@ export class SubscriptionRegistry {
       dropped.push(entry);
     }
     return dropped;
+  }
+
+  /** Forgets every entry of every kind (the connection that held them is gone for good). */
+  clear(): Record<SubscriptionKind, Subscription[]> {
+    const cleared = { channel: [], pattern: [], shard: [] } as Record<SubscriptionKind, Subscription[]>;
+    for (const kind of SUBSCRIPTION_KINDS) {
+      cleared[kind] = [...this.entries[kind].values()];
+      this.entries[kind].clear();
+    }
+    return cleared;
   }
 
   /** Counts an UNSUBSCRIBE sent for `names`; `settle` uncounts it once it completes or fails. */

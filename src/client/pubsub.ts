@@ -1,37 +1,36 @@
 // The subscriber side of pub/sub (issue 3, PROTOCOL.md §1.3): one dedicated, lazily opened
 // connection for SUBSCRIBE, PSUBSCRIBE and SSUBSCRIBE, so RESP2 subscriber mode never restricts the
-// shared pipeline; listener fan-out; and restoring every confirmed subscription on a new connection
-// before anything else is written on it. PUBLISH goes through the ordinary pipeline instead.
-import { RespireConnectionError, RespireServerError } from '../errors.js';
+// shared pipeline; listener fan-out; restoring every confirmed subscription on a new connection
+// before anything else is written on it (pubsub-restore.ts). PUBLISH goes through the ordinary
+// pipeline instead. The connection is opened through the endpoint's circuit, like a dedicated one.
+import { RespireConnectionError } from '../errors.js';
 import type { RespValue } from '../resp/types.js';
 import { Channel, type ChannelOptions, clientClosedError } from '../transport/channel.js';
-import { Command, CommandFlags } from '../transport/command.js';
-import type { Connection } from '../transport/connection.js';
-import { rethrowAsync } from '../util/rethrow-async.js';
-import { RingQueue } from '../util/ring-queue.js';
-import { observeConnections } from './diagnostics.js';
+import type { Command } from '../transport/command.js';
+import type { CircuitGate } from './circuit-gate.js';
+import { observeConnections, traceCommand } from './diagnostics.js';
+import { type PubSubErrorEvent, type PubSubErrorListener, PubSubErrors } from './pubsub-errors.js';
 import {
   type PubSubListener,
   SUBSCRIBE_COMMAND,
   SUBSCRIPTION_KINDS,
+  type Subscription,
   type SubscriptionKind,
   SubscriptionRegistry,
   UNSUBSCRIBE_COMMAND,
 } from './pubsub-registry.js';
+import { restoreCommands, subscriptionCommand } from './pubsub-restore.js';
 
+export type { PubSubErrorEvent, PubSubErrorListener, PubSubErrorSource } from './pubsub-errors.js';
 export type { PubSubListener, SubscriptionKind } from './pubsub-registry.js';
 
 export interface SubscriberOptions {
-  /** How to reach the server; `onPush` and `onConnect` are the subscriber's own. */
-  channel: Omit<ChannelOptions, 'onPush' | 'onConnect'>;
+  /** How to reach the server; `onPush`, `onConnect` and `writeFirst` are the subscriber's own. */
+  channel: Omit<ChannelOptions, 'onPush' | 'onConnect' | 'writeFirst'>;
   /** Reply deadline of (un)subscribe commands, ms; 0 = none. */
   commandTimeout: number;
-  /**
-   * A listener threw, or restoring a subscription was refused after a reconnect. Default: the error
-   * is rethrown from a microtask, so it surfaces like any uncaught exception and is never silently
-   * lost. Either way every other listener still receives the message.
-   */
-  onError?: ((error: unknown) => void) | undefined;
+  /** The endpoint's circuit: checked before the connection is opened; none without a breaker. */
+  circuit?: CircuitGate | undefined;
   /**
    * The server dropped shard channels by itself (a slot moved to another Cluster node; PROTOCOL.md
    * §1.3). They are already forgotten here; Cluster subscribes the listeners on the new owner.
@@ -41,9 +40,10 @@ export interface SubscriberOptions {
 
 export class Subscriber {
   private readonly registry = new SubscriptionRegistry();
+  private readonly errors = new PubSubErrors();
   private channel: Channel | undefined;
   /** Commands issued while the connection is being opened, written in order once it is. */
-  private backlog: Command<void>[] | undefined;
+  private backlog: Command<number>[] | undefined;
   /** Settles once the connection opened (or failed to). */
   private opening: Promise<void> = Promise.resolve();
   private closed = false;
@@ -71,21 +71,20 @@ export class Subscriber {
     const { fresh, existing, added } = this.registry.add(kind, list, listener);
     const waits = existing.map((entry) => entry.ready);
     if (fresh.length > 0) {
-      const ready: Promise<void> = this.send(SUBSCRIBE_COMMAND[kind], fresh).then(() => {
-        for (const name of fresh) {
-          const entry = this.registry.get(kind, name);
-          if (entry?.ready === ready) entry.confirmed = true;
-        }
+      const ready = this.sendSubscribe(kind, fresh).then(() => {
+        for (const entry of fresh) if (entry.ready === ready) entry.confirmed = true;
       });
       // Later subscribers of the same names wait on it too; each handles the failure itself.
       ready.catch(ignore);
-      for (const name of fresh) this.registry.get(kind, name)!.ready = ready;
+      for (const entry of fresh) entry.ready = ready;
       waits.push(ready);
     }
     return Promise.all(waits).then(
       () => undefined,
       (error: unknown) => {
-        if (added.length > 0) this.unsubscribe(kind, added, listener).catch(ignore);
+        // Only the entries this call added to: a later subscribe of the same name keeps its own.
+        const emptied = this.registry.takeBack(kind, added, listener);
+        if (emptied.length > 0) this.sendUnsubscribe(kind, emptied).catch(ignore);
         throw error;
       },
     );
@@ -106,13 +105,7 @@ export class Subscriber {
     } catch (error) {
       return Promise.reject(error);
     }
-    // Without a connection (never opened, or closed) the server holds no subscription to undo.
-    if (emptied.length === 0 || this.channel === undefined || this.closed) return Promise.resolve();
-    this.registry.beginUnsubscribe(kind, emptied);
-    const settle = (): void => this.registry.settleUnsubscribe(kind, emptied);
-    const sent = this.send(UNSUBSCRIBE_COMMAND[kind], emptied);
-    sent.then(settle, settle);
-    return sent;
+    return emptied.length === 0 ? Promise.resolve() : this.sendUnsubscribe(kind, emptied);
   }
 
   /** The names of `kind` that have listeners (including ones still awaiting confirmation). */
@@ -120,11 +113,31 @@ export class Subscriber {
     return this.registry.names(kind);
   }
 
-  /** Waits for (un)subscribe commands in flight, then closes the connection. */
+  /** `redis.onPubSubError`: see pubsub-errors.ts. Returns the function that removes the listener. */
+  onError(listener: PubSubErrorListener): () => void {
+    return this.errors.add(listener);
+  }
+
+  /**
+   * Waits for (un)subscribe commands in flight, then closes the connection. With no reply deadline
+   * (`commandTimeout: 0`) a server that stopped answering would keep it waiting for good, so the
+   * wait is then bounded by `connectTimeout`, after which what is in flight fails.
+   */
   async close(): Promise<void> {
     this.closed = true;
     await this.opening;
-    await this.channel?.close();
+    const channel = this.channel;
+    if (channel === undefined) return;
+    if (this.options.commandTimeout > 0) return channel.close();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        channel.destroy();
+        resolve();
+      }, this.options.channel.connectTimeout);
+    });
+    await Promise.race([channel.close(), bound]);
+    clearTimeout(timer);
   }
 
   destroy(): void {
@@ -166,11 +179,13 @@ export class Subscriber {
     const entry = this.registry.get(kind, name);
     if (entry === undefined) return; // unsubscribed while the message was on its way
     const pattern = kind === 'pattern' ? name : undefined;
-    for (const listener of entry.listeners) {
+    // The listeners as they were when the message arrived (issue 19 #13).
+    entry.snapshot ??= [...entry.listeners];
+    for (const listener of entry.snapshot) {
       try {
         listener(message, channel, pattern);
       } catch (error) {
-        this.report(error);
+        this.report(error, { source: 'listener', kind, names: [name] });
       }
     }
   }
@@ -184,32 +199,86 @@ export class Subscriber {
     }
   }
 
+  /**
+   * SUBSCRIBE for entries just created. Subscribing is idempotent, so one lost with its connection
+   * after the write is sent once more on the next connection, for the entries still wanted.
+   */
+  private sendSubscribe(kind: SubscriptionKind, entries: readonly Subscription[]): Promise<number> {
+    const names = entries.map((entry) => entry.name);
+    return this.send(SUBSCRIBE_COMMAND[kind], names).catch((error: unknown) => {
+      if (!lostAfterWrite(error) || this.closed || this.channel === undefined) throw error;
+      const wanted = entries.filter((entry) => this.registry.isCurrent(kind, entry));
+      if (wanted.length === 0) throw error;
+      return this.send(
+        SUBSCRIBE_COMMAND[kind],
+        wanted.map((entry) => entry.name),
+      );
+    });
+  }
+
+  /**
+   * UNSUBSCRIBE for names left without listeners. Without a connection (never opened, or closed)
+   * the server holds nothing to undo; one lost with its connection undid them all as well.
+   */
+  private sendUnsubscribe(kind: SubscriptionKind, names: string[]): Promise<void> {
+    if (this.channel === undefined || this.closed) return Promise.resolve();
+    this.registry.beginUnsubscribe(kind, names);
+    const settle = (): void => this.registry.settleUnsubscribe(kind, names);
+    const sent = this.send(UNSUBSCRIBE_COMMAND[kind], names);
+    sent.then(settle, settle);
+    return sent.then(ignore, (error: unknown) => {
+      if (!lostAfterWrite(error)) throw error;
+    });
+  }
+
   /** Sends a (un)subscribe command on the subscriber connection, opening it on first use. */
-  private send(commandName: string, names: string[]): Promise<void> {
+  private send(commandName: string, names: string[]): Promise<number> {
     const command = subscriptionCommand(commandName, names, this.options.commandTimeout);
+    const { endpoint, clock } = this.options.channel;
+    traceCommand(command as Command<unknown>, endpoint, clock);
     if (this.channel === undefined) this.open();
     if (this.backlog !== undefined) this.backlog.push(command);
     else this.channel!.enqueue(command as Command<unknown>);
     return command.promise;
   }
 
+  /**
+   * Opens the connection, through the circuit when there is one (circuit-gate.ts `borrow`): while
+   * it rejects no socket is opened and the backlog fails with the rejection; failing to open counts
+   * as one selection failure (seed 000), whatever the number of commands waiting.
+   */
   private open(): void {
     // diagnostics.ts: the subscriber connection's connect, close and reconnects.
     const observer = observeConnections(this.options.channel.endpoint, 'subscriber');
-    const channel = new Channel({
+    const policy = this.options.channel.reconnect;
+    const channel: Channel = new Channel({
       ...this.options.channel,
       onPush: this.handlePush,
-      onConnect: (connection) => {
-        observer.connected();
-        this.restore(connection);
-      },
+      onConnect: observer.connected,
+      writeFirst: () =>
+        restoreCommands({
+          registry: this.registry,
+          endpoint: this.options.channel.endpoint,
+          commandTimeout: this.options.commandTimeout,
+          send: (kind, names) => this.send(SUBSCRIBE_COMMAND[kind], names),
+          report: (error, event) => this.report(error, event),
+        }),
       onDisconnect: observer.disconnected,
       onReconnectScheduled: observer.reconnecting,
+      // Told when the policy gives up, to forget what the connection held (issue 19 #11).
+      reconnect: (attempt, cause) => {
+        const delay = policy === false ? false : policy(attempt, cause);
+        if (delay === false) this.gaveUp(channel, cause);
+        return delay;
+      },
     });
-    const backlog: Command<void>[] = [];
+    const backlog: Command<number>[] = [];
     this.channel = channel;
     this.backlog = backlog;
-    this.opening = channel.start().then(
+    const start = (): Promise<Channel> => channel.start().then(() => channel);
+    const started =
+      this.options.circuit === undefined ? start() : this.options.circuit.borrow({ acquire: start });
+    this.opening = started.then(
       () => {
         this.backlog = undefined;
         // Destroyed while connecting: the Channel adopted the connection anyway, so end it here.
@@ -225,46 +294,33 @@ export class Subscriber {
   }
 
   /**
-   * ChannelOptions.onConnect: before queued commands are written on a new connection, subscribe
-   * again to every name the server had confirmed. Names still awaiting confirmation need nothing:
-   * their command is either still queued, or failed with the old connection and was taken back.
+   * The reconnect policy gave up: the server forgot every subscription with the connection. They
+   * are forgotten here too and reported, and the next subscribe opens a new connection, so a name
+   * subscribed again is really sent (not answered by its old confirmation).
    */
-  private readonly restore = (connection: Connection): void => {
-    const queue = new RingQueue<Command<unknown>>();
-    for (const kind of SUBSCRIPTION_KINDS) {
-      const names = this.registry.confirmedNames(kind);
-      if (names.length === 0) continue;
-      // In Cluster each SSUBSCRIBE must stay within one slot, so shard channels go one by one.
-      const groups = kind === 'shard' ? names.map((name) => [name]) : [names];
-      for (const group of groups) {
-        const command = subscriptionCommand(SUBSCRIBE_COMMAND[kind], group, this.options.commandTimeout);
-        command.promise.catch((error: unknown) => this.onRestoreFailed(kind, group, error));
-        queue.push(command as Command<unknown>);
-      }
-    }
-    if (queue.length > 0) connection.writeFrom(queue, undefined);
-    for (let command = queue.shift(); command !== undefined; command = queue.shift()) {
-      command.reject(
-        new RespireConnectionError('the connection closed', {
-          endpoint: connection.endpoint,
-          written: false,
-        }),
-      );
-    }
-  };
-
-  /** Refused by the server: forget the names and say so. Lost with the connection: retried next time. */
-  private onRestoreFailed(kind: SubscriptionKind, names: string[], error: unknown): void {
-    if (!(error instanceof RespireServerError)) return;
-    this.registry.drop(kind, names);
-    this.report(error);
+  private gaveUp(channel: Channel, cause: Error): void {
+    if (this.channel !== channel) return;
+    this.channel = undefined;
+    const cleared = this.registry.clear();
+    const names: string[] = [];
+    for (const kind of SUBSCRIPTION_KINDS) for (const entry of cleared[kind]) names.push(entry.name);
+    if (names.length === 0) return;
+    const error = new RespireConnectionError(
+      `the subscriber connection to ${channel.endpoint.host}:${channel.endpoint.port} gave up reconnecting: ${cause.message}`,
+      { endpoint: channel.endpoint, cause },
+    );
+    // After the channel has failed what it still held, so listeners see a settled state.
+    queueMicrotask(() => this.report(error, { source: 'lost', kind: undefined, names }));
   }
 
-  private report(error: unknown): void {
-    const onError = this.options.onError;
-    if (onError !== undefined) onError(error);
-    else rethrowAsync(error);
+  private report(error: unknown, event: PubSubErrorEvent): void {
+    this.errors.report(error, event);
   }
+}
+
+/** Lost with its connection after the write: the server dropped what the connection held. */
+function lostAfterWrite(error: unknown): boolean {
+  return error instanceof RespireConnectionError && error.written === true;
 }
 
 /** One name or several, as a deduplicated non-empty list. */
@@ -277,23 +333,6 @@ function nameList(names: string | readonly string[]): string[] {
     if (typeof name !== 'string') throw new TypeError('names must be strings');
   }
   return [...new Set<string>(list)];
-}
-
-/** A (P|S)(UN)SUBSCRIBE, complete once every name is confirmed. */
-function subscriptionCommand(
-  commandName: string,
-  names: readonly string[],
-  timeoutMs: number,
-): Command<void> {
-  const command = new Command<void>(
-    [commandName, ...names],
-    CommandFlags.Subscription,
-    undefined,
-    undefined,
-    timeoutMs,
-  );
-  command.confirmationsLeft = names.length;
-  return command;
 }
 
 function text(value: RespValue | undefined): string | undefined {

@@ -28,8 +28,9 @@ import { ClientTelemetry } from './metrics.js';
 import { Transaction } from './multi.js';
 import { type ResolvedOptions, type RespireOptions, resolveOptions } from './options.js';
 import { prepareCommand } from './prepare-command.js';
-import { type PubSubListener, Subscriber } from './pubsub.js';
+import { type PubSubErrorListener, type PubSubListener, Subscriber } from './pubsub.js';
 import { isReadOnlyCommand } from './read-only-commands.js';
+import { refusedCommand } from './refused-commands.js';
 import { TransactionTracker } from './transaction-run.js';
 import { type SessionPool, type WatchSession, WatchSessions } from './watch-session.js';
 
@@ -99,7 +100,11 @@ export class RespireClient extends Commander {
         for (const command of commands) if (!command.settled) this.route(command);
       },
     };
-    this.subscriber = new Subscriber({ channel: channelOptions, commandTimeout: options.commandTimeout });
+    this.subscriber = new Subscriber({
+      channel: channelOptions,
+      commandTimeout: options.commandTimeout,
+      circuit: gate,
+    });
   }
 
   /** The configured data endpoint. */
@@ -141,7 +146,8 @@ export class RespireClient extends Commander {
   /**
    * SUBSCRIBE: `listener` hears every message on these channels. Runs on a dedicated subscriber
    * connection, restored after a reconnect; resolves once the server confirmed. A listener that
-   * throws does not keep the message from the others; its error is rethrown from a microtask.
+   * throws does not keep the message from the others; its error goes to `onPubSubError` listeners
+   * (rethrown from a microtask when there are none).
    */
   subscribe(channels: string | readonly string[], listener: PubSubListener): Promise<void> {
     return this.subscriber.subscribe('channel', channels, listener);
@@ -173,6 +179,15 @@ export class RespireClient extends Commander {
   /** As `unsubscribe`, for shard channels. */
   sunsubscribe(shardChannels?: string | readonly string[], listener?: PubSubListener): Promise<void> {
     return this.subscriber.unsubscribe('shard', shardChannels, listener);
+  }
+
+  /**
+   * Hears what goes wrong with pub/sub away from any caller: a throwing message listener, a
+   * subscription the server refused to restore after a reconnect, every subscription lost when the
+   * reconnect policy gave up (pubsub-errors.ts). Returns the function that removes the listener.
+   */
+  onPubSubError(listener: PubSubErrorListener): () => void {
+    return this.subscriber.onError(listener);
   }
 
   /** A batch: queued locally, written in one go by `execute()` (batch.ts). */
@@ -241,9 +256,15 @@ export class RespireClient extends Commander {
 
   /**
    * Blocking commands get a dedicated connection; the rest share the pipeline. Every command and
-   * batch entry sent passes here, so here the `respire:command:*` channels see it (diagnostics.ts).
+   * batch entry sent passes here, so here the `respire:command:*` channels see it (diagnostics.ts),
+   * and here commands that would change the connection's state are refused (refused-commands.ts).
    */
   private route(command: Command<unknown>): void {
+    const refusal = refusedCommand(command.args);
+    if (refusal !== undefined) {
+      command.reject(refusal);
+      return;
+    }
     traceCommand(command, this.options.endpoint, this.options.clock);
     if ((command.flags & CommandFlags.Blocking) !== 0) this.runDedicated(command);
     else this.main.enqueue(command);

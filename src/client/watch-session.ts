@@ -19,6 +19,7 @@ import type { RedisArgument } from './commands/caller.js';
 import { traceCommand } from './diagnostics.js';
 import { Transaction } from './multi.js';
 import { prepareCommand } from './prepare-command.js';
+import { refusedCommand } from './refused-commands.js';
 
 /** The dedicated connections sessions borrow (DedicatedPool). */
 export interface SessionPool {
@@ -139,6 +140,9 @@ export class WatchSession extends Commander implements AsyncDisposable {
     errorSink: ((error: unknown) => void) | undefined,
   ): Promise<T> {
     if (!this.active) return Promise.reject(endedError());
+    // The connection goes back to the pool afterwards: nothing may change its state (refused-commands.ts).
+    const refusal = refusedCommand(args, true);
+    if (refusal !== undefined) return Promise.reject(refusal);
     const { commandTimeout, clock } = this.settings;
     const command = prepareCommand(args, transform, options, flags, commandTimeout, errorSink);
     if (!command.settled) {

@@ -30,8 +30,16 @@ export interface ChannelOptions extends ConnectionSettings {
   random?: RandomSource | undefined;
   gate?: AdmissionGate | undefined;
   onPush?: ((frame: RespValue[]) => void) | undefined;
-  /** Runs on every new connection before queued commands are written (e.g. to resubscribe). */
+  /** Runs on every new connection before queued commands are written. */
   onConnect?: ((connection: Connection) => void) | undefined;
+  /**
+   * Right after `onConnect`: commands to write on the new connection ahead of anything queued
+   * (subscriptions to restore), as the socket drains. They are part of setting the connection
+   * up, so neither `maxPendingCommands`, the gate (seed 000: reconnect set-up is not checked) nor
+   * an acquire deadline applies to them. Those not written when the connection ends fail with
+   * `written: false`.
+   */
+  writeFirst?: ((connection: Connection) => readonly Command<unknown>[]) | undefined;
   /** A connection of this channel ended; `error` is undefined when the client closed it. */
   onDisconnect?: ((error: RespireError | undefined) => void) | undefined;
   /** A reconnect attempt is scheduled `delayMs` from now. */
@@ -46,6 +54,8 @@ export class Channel {
   private readonly queue = new RingQueue<Command<unknown>>(64);
   /** Commands waiting for room in `queue` (bounded by maxPendingCommands too). */
   private readonly waiters = new RingQueue<Command<unknown>>(16);
+  /** What `writeFirst` gave for the current connection and is not yet written. */
+  private readonly setup = new RingQueue<Command<unknown>>(16);
   private readonly acquireTimer: DeadlineTimer;
   private flushScheduled = false;
   /** Whether the full queue was already compacted since the last flush. */
@@ -177,6 +187,7 @@ export class Channel {
     this.clearReconnect();
     this.acquireTimer.cancel();
     const reason = error ?? this.closedError();
+    this.failSetup();
     this.failQueued(reason);
     const connection = this.connection;
     this.connection = undefined;
@@ -190,7 +201,7 @@ export class Channel {
    * Otherwise drop commands that settled while queued (aborted), at most once a tick.
    */
   private makeRoom(): void {
-    if (this.connection?.writable) {
+    if (this.connection?.writable && this.setup.length === 0) {
       this.connection.writeFrom(this.queue, this.options.gate);
       return;
     }
@@ -203,7 +214,8 @@ export class Channel {
     this.flushScheduled = false;
     this.compactedThisTick = false;
     const connection = this.connection;
-    if (connection?.writable) {
+    if (connection?.writable && this.setup.length > 0) connection.writeFrom(this.setup, undefined);
+    if (connection?.writable && this.setup.length === 0) {
       connection.writeFrom(this.queue, this.options.gate);
       while (this.waiters.length > 0 && connection.writable) {
         const room = this.options.maxPendingCommands - this.queue.length;
@@ -265,6 +277,8 @@ export class Channel {
     this.lastError = undefined;
     if (this.state === 'connecting' || this.state === 'reconnecting') this.state = 'ready';
     this.options.onConnect?.(connection);
+    const setup = this.options.writeFirst?.(connection);
+    if (setup !== undefined) for (const command of setup) this.setup.push(command);
     this.flush();
   }
 
@@ -289,6 +303,7 @@ export class Channel {
         this.options.onDisconnect?.(error);
         if (this.connection !== self) return;
         this.connection = undefined;
+        this.failSetup();
         this.onConnectionLost(error);
       },
       bind(connection: Connection): RespireError | undefined {
@@ -379,6 +394,18 @@ export class Channel {
       }
     }
     this.notifyDrained();
+  }
+
+  /** The connection `setup` was meant for ended before writing it: none of it reached the server. */
+  private failSetup(): void {
+    for (let command = this.setup.shift(); command !== undefined; command = this.setup.shift()) {
+      command.reject(
+        new RespireConnectionError('the connection closed before the command was written', {
+          endpoint: this.endpoint,
+          written: false,
+        }),
+      );
+    }
   }
 
   /** Resolves once nothing is queued or waiting for room. */

@@ -60,8 +60,13 @@ export class Connection {
   /** QUIT was sent: the server closing the socket is the expected end, not a failure. */
   private quitting = false;
   private idleWaiters: (() => void)[] = [];
-  /** RESP2 subscriber mode: subscriptions the server reported in its last confirmation. */
-  private subscriptionCount = 0;
+  /**
+   * RESP2 subscriber mode: the subscriptions the server reported in its last confirmations. Redis
+   * counts channels and patterns together and shard channels apart (issue 19 #4), so each count
+   * alone can read 0 while the connection is still subscribed.
+   */
+  private classicSubscriptions = 0;
+  private shardSubscriptions = 0;
   /** Clock time of the last bytes read; an unresponsive connection has read nothing for a while. */
   private lastReadAt = Number.NEGATIVE_INFINITY;
   /** Set by `boundClose`: past this time, what is still owed a reply fails and the socket closes. */
@@ -271,11 +276,7 @@ export class Connection {
   private readonly onReply = (value: RespValue): void => {
     const command = this.inflight.peek();
     // RESP2 subscriber mode: messages arrive as plain arrays, mostly while nothing is in flight.
-    if (
-      command === undefined ||
-      (command.flags & CommandFlags.Subscription) !== 0 ||
-      this.subscriptionCount > 0
-    ) {
+    if (command === undefined || (command.flags & CommandFlags.Subscription) !== 0 || this.subscribed) {
       if (this.protocol === 2 && this.onResp2PubSub(value, command)) return;
     }
     if (command === undefined) {
@@ -287,6 +288,11 @@ export class Connection {
     command.reply(value);
     if (this.idleWaiters.length !== 0 && this.inflight.length === 0) this.wakeIdle();
   };
+
+  /** Whether the server counts any subscription on this connection (RESP2 subscriber mode). */
+  private get subscribed(): boolean {
+    return this.classicSubscriptions > 0 || this.shardSubscriptions > 0;
+  }
 
   private wakeIdle(): void {
     const waiters = this.idleWaiters;
@@ -303,9 +309,12 @@ export class Connection {
   private onResp2PubSub(value: RespValue, head: Command<unknown> | undefined): boolean {
     if (!Array.isArray(value) || value.length < 2) return false;
     const kind = kindOf(value);
-    // With nothing in flight it cannot be a reply. (The count alone misleads: SUNSUBSCRIBE reports
-    // shard subscriptions only, so it can read 0 while channels are still subscribed.)
-    if (MESSAGE_KINDS.has(kind) && (this.subscriptionCount > 0 || head === undefined)) {
+    // With nothing in flight, or only a (un)subscribe whose replies are confirmations, it cannot
+    // be a reply.
+    if (
+      MESSAGE_KINDS.has(kind) &&
+      (this.subscribed || head === undefined || (head.flags & CommandFlags.Subscription) !== 0)
+    ) {
       this.events.onPush(value);
       return true;
     }
@@ -316,12 +325,18 @@ export class Connection {
     return true;
   }
 
-  /** A (un)subscribe confirmation counts toward the (P|S)(UN)SUBSCRIBE command at the head. */
+  /**
+   * A (un)subscribe confirmation counts toward the (P|S)(UN)SUBSCRIBE command at the head, which
+   * resolves with the count of its last confirmation (the subscriber checks a restore with it).
+   */
   private confirmSubscription(frame: RespValue[]): void {
     const kind = kindOf(frame);
     if (!SUBSCRIPTION_KINDS.has(kind)) return;
     const count = frame[2];
-    if (typeof count === 'number') this.subscriptionCount = count;
+    if (typeof count === 'number') {
+      if (kind === 'ssubscribe' || kind === 'sunsubscribe') this.shardSubscriptions = count;
+      else this.classicSubscriptions = count;
+    }
     const head = this.inflight.peek();
     if (
       head === undefined ||
@@ -333,7 +348,7 @@ export class Connection {
     if (--head.confirmationsLeft > 0) return;
     this.inflight.shift();
     head.reportHealth(Health.Success);
-    head.resolve(undefined);
+    head.resolve(count);
     if (this.idleWaiters.length !== 0 && this.inflight.length === 0) this.wakeIdle();
   }
 

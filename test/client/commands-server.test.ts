@@ -1,7 +1,7 @@
 // Server and connection helpers against a real server, over RESP3 and RESP2.
 import { describe, expect, it } from 'vitest';
 import { parseInfo } from '../../src/client/commands/server.js';
-import { RespireConfigurationError } from '../../src/index.js';
+import { RespireClient, RespireConfigurationError } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { PROTOCOLS, useSharedClient, withBufferClient } from './support.js';
 
@@ -60,13 +60,27 @@ describe.each(PROTOCOLS)('server helpers over RESP%i', (protocol) => {
     const id = await redis.clientId();
     expect(id).toBeGreaterThan(0);
     expect(await redis.clientGetName()).toBeNull();
-    expect(await redis.clientSetName(`respire-${protocol}`)).toBe('OK');
-    expect(await redis.clientGetName()).toBe(`respire-${protocol}`);
-    const info = await redis.clientInfo();
-    expect(info).toMatchObject({ id: String(id), name: `respire-${protocol}`, resp: String(protocol) });
-    const list = await redis.clientList();
-    expect(list.find((client) => client.id === String(id))?.name).toBe(`respire-${protocol}`);
-    await expect(redis.clientSetName('has space')).rejects.toMatchObject({ code: 'ERR' });
+    // CLIENT SETNAME is refused (it would be lost on reconnect): the `clientName` option names it.
+    const named = await RespireClient.connect({
+      endpoints: [{ host: server.host, port: server.port }],
+      protocol,
+      clientName: `respire-${protocol}`,
+    });
+    try {
+      const namedId = await named.clientId();
+      expect(await named.clientGetName()).toBe(`respire-${protocol}`);
+      const info = await named.clientInfo();
+      expect(info).toMatchObject({
+        id: String(namedId),
+        name: `respire-${protocol}`,
+        resp: String(protocol),
+      });
+      const list = await redis.clientList();
+      expect(list.find((client) => client.id === String(namedId))?.name).toBe(`respire-${protocol}`);
+      expect(list.find((client) => client.id === String(id))?.name).toBe('');
+    } finally {
+      await named.close();
+    }
   });
 
   it('echoes Buffers with returnBuffers and still parses text replies', () =>

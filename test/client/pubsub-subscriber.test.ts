@@ -14,9 +14,14 @@ afterEach(async () => {
   await Promise.all([...subscribers.splice(0), ...clients.splice(0)].map((closable) => closable.close()));
 });
 
-function subscriber(options: RespireOptions, extra: Partial<SubscriberOptions> = {}): Subscriber {
+function subscriber(
+  options: RespireOptions,
+  extra: Partial<SubscriberOptions> & { onError?: (error: unknown) => void } = {},
+): Subscriber {
   const resolved = resolveOptions(options);
-  const created = new Subscriber({ channel: resolved, commandTimeout: 5000, ...extra });
+  const { onError, ...rest } = extra;
+  const created = new Subscriber({ channel: resolved, commandTimeout: 5000, ...rest });
+  if (onError !== undefined) created.onError((error) => onError(error));
   subscribers.push(created);
   return created;
 }
@@ -43,7 +48,10 @@ describe.each([3, 2] as const)('Subscriber over RESP%i', (protocol) => {
 
   it('keeps delivering to the other listeners when one throws, and reports the error', async () => {
     const errors: unknown[] = [];
-    const sub = subscriber({ endpoints: endpoints(), protocol }, { onError: (error) => errors.push(error) });
+    const sub = subscriber(
+      { endpoints: endpoints(), protocol },
+      { onError: (error: unknown) => errors.push(error) },
+    );
     const failure = new Error('listener bug');
     const after = nextCall();
     await sub.subscribe('channel', 'errors', () => {
@@ -77,7 +85,10 @@ describe.each([3, 2] as const)('Subscriber over RESP%i', (protocol) => {
 
   it('ignores push kinds it does not know and malformed frames', async () => {
     const errors: unknown[] = [];
-    const sub = subscriber({ endpoints: endpoints(), protocol }, { onError: (error) => errors.push(error) });
+    const sub = subscriber(
+      { endpoints: endpoints(), protocol },
+      { onError: (error: unknown) => errors.push(error) },
+    );
     const calls: unknown[] = [];
     await sub.subscribe('channel', 'quiet', (...args) => calls.push(args));
     sub.handlePush(['invalidate', ['quiet']]);
@@ -149,7 +160,7 @@ describe.each([3, 2] as const)('Subscriber over RESP%i', (protocol) => {
     const reported = new Promise<unknown>((resolve) => (noticeError = resolve));
     const sub = subscriber(
       { endpoints: endpoints(), protocol, username: 'restorer', password: 'pw', reconnect: () => 0 },
-      { onError: (error) => noticeError(error) },
+      { onError: (error: unknown) => noticeError(error) },
     );
     await sub.subscribe('channel', 'revoked', () => {});
     // Redis disconnects clients subscribed to channels their user may no longer use.

@@ -4,7 +4,7 @@ import type { RespArgument } from '../../resp/encoder.js';
 import type { RespValue } from '../../resp/types.js';
 import type { CommandOptions, ReplyTransform } from '../../transport/command.js';
 import { checkExclusive, checkOptionKeys, flagOption } from './arguments.js';
-import type { CommandCaller, RedisArgument } from './caller.js';
+import type { CommandCaller } from './caller.js';
 import { isCommandOptions } from './connection.js';
 import { asInteger, asNullableString, asOk, asString, elements, unexpected } from './reply.js';
 
@@ -35,8 +35,6 @@ export interface ServerCommands {
   clientId(options?: CommandOptions): Promise<number>;
   /** CLIENT GETNAME: the connection's name, or null when it has none. */
   clientGetName(options?: CommandOptions): Promise<string | null>;
-  /** CLIENT SETNAME: names the connection (no spaces); `'OK'`. Lost on reconnect: prefer `clientName`. */
-  clientSetName(name: string, options?: CommandOptions): Promise<'OK'>;
   /** CLIENT INFO: this connection's fields (`id`, `addr`, `name`, `db`, `resp`, …). */
   clientInfo(options?: CommandOptions): Promise<Record<string, string>>;
   /** CLIENT LIST: one record of fields per connection to the server. */
@@ -148,9 +146,6 @@ export const serverCommands: ThisType<CommandCaller> & ServerCommands = {
   },
   clientGetName(options) {
     return this.call(['CLIENT', 'GETNAME'], asNullableString, options);
-  },
-  clientSetName(name: RedisArgument, options?: CommandOptions) {
-    return this.call(['CLIENT', 'SETNAME', name], asOk, options);
   },
   clientInfo(options) {
     return this.call(['CLIENT', 'INFO'], asClientInfo, options);
