@@ -187,7 +187,16 @@ export class Subscriber {
   /** Sends a (un)subscribe command on the subscriber connection, opening it on first use. */
   private send(commandName: string, names: string[]): Promise<void> {
     const command = subscriptionCommand(commandName, names, this.options.commandTimeout);
-    if (this.channel === undefined) this.open();
+    if (this.channel === undefined) {
+      // No connection yet: an open circuit rejects before a socket is opened to the sick endpoint
+      // (seed 000 "Rejections"); past the open delay the command takes its probe slot now.
+      const rejection = this.options.channel.gate?.checkWithoutConnection(command as Command<unknown>);
+      if (rejection !== undefined) {
+        command.reject(rejection);
+        return command.promise;
+      }
+      this.open();
+    }
     if (this.backlog !== undefined) this.backlog.push(command);
     else this.channel!.enqueue(command as Command<unknown>);
     return command.promise;
