@@ -7,6 +7,7 @@ import type { RespValue } from '../resp/types.js';
 import { Channel, type ChannelOptions, clientClosedError } from '../transport/channel.js';
 import { Command, CommandFlags } from '../transport/command.js';
 import type { Connection } from '../transport/connection.js';
+import { Health } from '../transport/health.js';
 import { rethrowAsync } from '../util/rethrow-async.js';
 import { RingQueue } from '../util/ring-queue.js';
 import { observeConnections } from './diagnostics.js';
@@ -131,6 +132,15 @@ export class Subscriber {
     this.closed = true;
     this.destroyed = true;
     this.channel?.destroy();
+    // Commands waiting for the connection being opened fail now, not when the abandoned handshake
+    // gives up; the client caused it, so a probe slot one took is freed (seed 000).
+    const backlog = this.backlog;
+    if (backlog === undefined) return;
+    const error = clientClosedError(this.options.channel.endpoint);
+    for (const command of backlog.splice(0)) {
+      command.reportHealth(Health.None);
+      command.reject(error);
+    }
   }
 
   /** ChannelOptions.onPush: messages to listeners, drops by the server to the Cluster hook. */
