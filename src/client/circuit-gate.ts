@@ -195,16 +195,18 @@ export class CircuitGate implements AdmissionGate {
   /**
    * Borrows a dedicated connection for a command that has none yet: refused at once while the
    * circuit rejects (no socket is opened for it), and a connection that cannot be opened, for a
-   * reason that counts against the endpoint, is a selection failure.
+   * reason that counts against the endpoint, is a selection failure, unless the client closed
+   * the pool meanwhile (a failure the client caused records nothing, seed 000).
    */
-  async borrow(pool: { acquire(): Promise<Channel> }): Promise<Channel> {
+  async borrow(pool: { acquire(): Promise<Channel>; isClosed(): boolean }): Promise<Channel> {
     this.freshTime();
     const refusal = this.check();
     if (refusal !== undefined) throw refusal;
     try {
       return await pool.acquire();
     } catch (error) {
-      throw healthOf(error) === Health.Failure ? this.recordSelectionFailure(error as RespireError) : error;
+      if (pool.isClosed() || healthOf(error) !== Health.Failure) throw error;
+      throw this.recordSelectionFailure(error as RespireError);
     }
   }
 

@@ -24,6 +24,11 @@ export class DedicatedPool {
     private readonly maxSize: number,
   ) {}
 
+  /** The client closed or destroyed the pool: what fails from now on, the client caused. */
+  isClosed(): boolean {
+    return this.closed;
+  }
+
   /** Borrows a connection; give it back with `release` (reusable) or `discard` (not). */
   async acquire(): Promise<Channel> {
     if (this.closed) throw this.closedError();

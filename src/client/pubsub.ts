@@ -7,6 +7,7 @@ import { RespireConnectionError } from '../errors.js';
 import type { RespValue } from '../resp/types.js';
 import { Channel, type ChannelOptions, clientClosedError } from '../transport/channel.js';
 import type { Command } from '../transport/command.js';
+import { Health } from '../transport/health.js';
 import type { CircuitGate } from './circuit-gate.js';
 import { observeConnections, traceCommand } from './diagnostics.js';
 import { type PubSubErrorEvent, type PubSubErrorListener, PubSubErrors } from './pubsub-errors.js';
@@ -144,6 +145,15 @@ export class Subscriber {
     this.closed = true;
     this.destroyed = true;
     this.channel?.destroy();
+    // Commands waiting for the connection being opened fail now, not when the abandoned handshake
+    // gives up; the client caused it, so a probe slot one took is freed (seed 000).
+    const backlog = this.backlog;
+    if (backlog === undefined) return;
+    const error = clientClosedError(this.options.channel.endpoint);
+    for (const command of backlog.splice(0)) {
+      command.reportHealth(Health.None);
+      command.reject(error);
+    }
   }
 
   /** ChannelOptions.onPush: messages to listeners, drops by the server to the Cluster hook. */
@@ -277,7 +287,9 @@ export class Subscriber {
     this.backlog = backlog;
     const start = (): Promise<Channel> => channel.start().then(() => channel);
     const started =
-      this.options.circuit === undefined ? start() : this.options.circuit.borrow({ acquire: start });
+      this.options.circuit === undefined
+        ? start()
+        : this.options.circuit.borrow({ acquire: start, isClosed: () => this.closed });
     this.opening = started.then(
       () => {
         this.backlog = undefined;

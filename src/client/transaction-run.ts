@@ -165,10 +165,14 @@ export class TransactionRun implements AbortTarget {
   onStepFailed(step: TransactionStep, error: unknown, written: boolean): void {
     if (step.position === this.steps.length - 1) this.options.tracker?.delete(this);
     if (this.dropping) return;
-    // A step failed before its write while MULTI is out on a live connection (an acquire deadline,
-    // an admission refused): the server holds an open MULTI that would swallow later commands.
+    // MULTI is out on a live connection but EXEC will not follow (a step failed before its write:
+    // an acquire deadline, an admission refused; or a step timed out while EXEC still waited for
+    // the socket to drain): the server holds an open MULTI that would swallow later commands.
     const head = this.steps[0]!;
-    const openMulti = !written && step !== head && head.state !== CommandState.Queued;
+    const exec = this.steps[this.steps.length - 1]!;
+    const multiWritten = step === head ? written : head.state !== CommandState.Queued;
+    const execUnwritten = step === exec ? !written : exec.state === CommandState.Queued;
+    const openMulti = multiWritten && execUnwritten;
     this.dropUnwritten(error);
     if (openMulti) this.options.target.current?.request(['DISCARD']).catch(ignore);
     this.end(error, false);

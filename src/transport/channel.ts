@@ -17,6 +17,7 @@ import { type Command, CommandState } from './command.js';
 import { type ConnectionSettings, connect } from './connect.js';
 import type { Connection } from './connection.js';
 import { DeadlineTimer } from './deadline-timer.js';
+import { Health } from './health.js';
 import { askReconnectPolicy, type ReconnectFunction } from './reconnect-policy.js';
 
 export interface ChannelOptions extends ConnectionSettings {
@@ -156,7 +157,7 @@ export class Channel {
     if (this.state !== 'closing') {
       this.state = 'closing';
       this.clearReconnect();
-      if (this.connection === undefined) this.failQueued(this.closedError());
+      if (this.connection === undefined) this.failQueuedByClient();
       else this.flush();
     }
     await this.queueDrained();
@@ -186,9 +187,9 @@ export class Channel {
     this.state = 'closed';
     this.clearReconnect();
     this.acquireTimer.cancel();
-    const reason = error ?? this.closedError();
     this.failSetup();
-    this.failQueued(reason);
+    if (error === undefined) this.failQueuedByClient();
+    else this.failQueued(error);
     const connection = this.connection;
     this.connection = undefined;
     // Undefined when the client destroys it: a close by the client, not a failure (onDisconnect).
@@ -316,7 +317,7 @@ export class Channel {
   private onConnectionLost(error: RespireError | undefined): void {
     this.lastError = error;
     if (this.state === 'closing' || this.state === 'closed') {
-      this.failQueued(this.closedError());
+      this.failQueuedByClient();
       return;
     }
     this.state = 'reconnecting';
@@ -406,6 +407,18 @@ export class Channel {
         }),
       );
     }
+  }
+
+  /**
+   * The client closed the channel: what still waits fails, a failure the client caused, so a
+   * probe ticket taken while waiting ends with no outcome (seed 000 "Health classification").
+   */
+  private failQueuedByClient(): void {
+    const error = this.closedError();
+    this.failQueued((command) => {
+      command.reportHealth(Health.None);
+      return error;
+    });
   }
 
   /** Resolves once nothing is queued or waiting for room. */

@@ -6,7 +6,8 @@
 // is still read and dropped, so the FIFO stays aligned. The connection itself is replaced only when
 // it is unresponsive: its oldest written command that has a reply deadline is past that deadline,
 // and nothing at all has been read for `commandTimeout` (that command's own timeout when the
-// connection has none). Blocking commands and `timeout: 0` at the head are exempt.
+// connection has none). Blocking commands and `timeout: 0` are exempt themselves, but do not
+// shield the commands with deadlines written after them.
 import type net from 'node:net';
 import {
   RespireConnectionError,
@@ -380,16 +381,24 @@ export class Connection {
 
   /**
    * When the connection counts as unresponsive (see the file comment), from its oldest written
-   * command; Infinity when that command is exempt or nothing is owed.
+   * command that has a reply deadline; Infinity when none is owed. An exempt command ahead of it
+   * (`timeout: 0`) does not shield a black-holed connection: the one behind it still counts.
    */
   private unresponsiveAt(): number {
-    const head = this.inflight.peek();
-    if (head === undefined || head.timeoutMs === 0 || (head.flags & CommandFlags.Blocking) !== 0) {
-      return Number.POSITIVE_INFINITY;
-    }
+    const head = this.oldestWithDeadline();
+    if (head === undefined) return Number.POSITIVE_INFINITY;
     const silenceMs = this.commandTimeoutMs > 0 ? this.commandTimeoutMs : head.timeoutMs;
     const quietSince = Math.max(head.writtenAt, this.lastReadAt);
     return Math.max(head.writtenAt + head.timeoutMs, quietSince + silenceMs);
+  }
+
+  /** The first command in flight with a reply deadline (usually the head), or undefined. */
+  private oldestWithDeadline(): Command<unknown> | undefined {
+    for (let i = 0; i < this.inflight.length; i++) {
+      const command = this.inflight.at(i)!;
+      if (command.timeoutMs !== 0 && (command.flags & CommandFlags.Blocking) === 0) return command;
+    }
+    return undefined;
   }
 
   /** One command's own reply deadline passed: it fails alone; its reply, if it comes, is dropped. */
@@ -405,7 +414,7 @@ export class Connection {
   }
 
   private replaceUnresponsive(): void {
-    const head = this.inflight.peek()!;
+    const head = this.oldestWithDeadline()!;
     this.destroy(
       new RespireConnectionError(
         `connection replaced: ${this.endpoint.host}:${this.endpoint.port} sent nothing while ${head.name} was overdue`,

@@ -196,7 +196,10 @@ describe('CircuitGate', () => {
 
   it('borrow: refused while open without acquiring; a failed connect counts only when it is the endpoint', async () => {
     const { gate } = setup({ halfOpenProbeCount: 1 });
-    const failing = (error: Error) => ({ acquire: vi.fn(() => Promise.reject(error)) });
+    const failing = (error: Error) => ({
+      acquire: vi.fn(() => Promise.reject(error)),
+      isClosed: () => false,
+    });
     const auth = new RespireAuthenticationError('WRONGPASS', { endpoint });
     const capacity = new RespireTimeoutError('no room', 'acquire', { endpoint });
     for (const error of [auth, capacity]) await expect(gate.borrow(failing(error))).rejects.toBe(error);
@@ -204,7 +207,7 @@ describe('CircuitGate', () => {
     const lost = connectionLost();
     await expect(gate.borrow(failing(lost))).rejects.toBe(lost);
     expect(gate.circuit.state).toBe('open');
-    const pool = { acquire: vi.fn(() => Promise.resolve({} as Channel)) };
+    const pool = { acquire: vi.fn(() => Promise.resolve({} as Channel)), isClosed: () => false };
     await expect(gate.borrow(pool)).rejects.toBeInstanceOf(RespireCircuitOpenError);
     expect(pool.acquire).not.toHaveBeenCalled();
   });
