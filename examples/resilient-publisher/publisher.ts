@@ -17,7 +17,8 @@ import { jsonLinesToStderr, type PublisherLogger, PublisherMonitor, type Publish
 import { type PendingPublish, PendingPublishes, type PublishOutcome } from './pending-publishes.js';
 import { encodeEvent, MAX_KEY_BYTES } from './record-codec.js';
 import { SpoolReplayer } from './replayer.js';
-import { Spool } from './spool.js';
+import { Spool, type SpoolFault } from './spool.js';
+import { SpoolSyncError } from './spool-errors.js';
 import type { SpoolOptions } from './spool-options.js';
 
 export type { PublishOutcome } from './pending-publishes.js';
@@ -135,6 +136,7 @@ export class ResilientPublisher {
     } else {
       this.unwatchCircuit = circuit.onTransition((from, to) => this.circuitChanged(from, to));
     }
+    this.spool.onFault = (fault) => this.spoolFault(fault);
     this.reportRecovery();
     if (!this.spool.isEmpty) this.replayer.kick();
   }
@@ -165,8 +167,7 @@ export class ResilientPublisher {
     this.monitor.stats.published++;
     if (this.pending.unsettled >= this.maxInFlight || (this.held === undefined && this.spooling)) {
       try {
-        this.toSpool(key, data);
-        return Promise.resolve('spooled');
+        return Promise.resolve(this.toSpool(key, data));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -212,8 +213,7 @@ export class ResilientPublisher {
 
   private spoolPending(entry: PendingPublish, cause?: unknown): void {
     try {
-      this.toSpool(entry.key, entry.data, cause);
-      this.pending.resolve(entry, 'spooled');
+      this.pending.resolve(entry, this.toSpool(entry.key, entry.data, cause));
     } catch (error) {
       this.pending.reject(entry, error);
     }
@@ -226,35 +226,80 @@ export class ResilientPublisher {
     for (const entry of held ?? []) if (!entry.settled) this.spoolPending(entry);
   }
 
-  /** Appends to the spool and starts the replayer. Throws when the spool cannot take it. */
-  private toSpool(key: string, data: string | Buffer, cause?: unknown): void {
+  /**
+   * Appends to the spool and starts the replayer. Throws when the spool did not take the event, and
+   * only then (issue 18, defect 4): a rejected publish leaves nothing behind to be replayed.
+   */
+  private toSpool(key: string, data: string | Buffer, cause?: unknown): PublishOutcome {
     if (!this.spooling) {
       const reason = cause instanceof Error ? cause.name : 'no reply within the deadline';
       this.monitor.log('warn', 'spooling-started', `events go to the spool (${reason})`, {
         error: cause instanceof Error ? cause.message : undefined,
       });
     }
-    let dropped: number;
+    const droppedBefore = this.spool.droppedRecords;
+    let outcome: PublishOutcome = 'spooled';
     try {
-      dropped = this.spool.append(encodeEvent(key, data));
+      this.spool.append(encodeEvent(key, data));
     } catch (error) {
-      this.monitor.count('rejected');
-      const rejected = this.monitor.stats.rejected;
-      if (rejected === 1 || rejected % 1000 === 0) {
-        this.monitor.log('error', 'spool-rejected', String((error as Error).message), {
-          rejectedEvents: rejected,
-        });
+      if (!(error instanceof SpoolSyncError && error.kept)) {
+        this.countDropped(droppedBefore); // drop-oldest may have made room before the write failed
+        this.refused(error);
+        throw error;
       }
-      throw error;
+      outcome = 'spooled-unsynced';
+      this.monitor.log('error', 'spool-sync-failed', error.message, { records: 1 });
     }
     this.monitor.count('spooled');
-    if (dropped > 0) {
-      this.monitor.count('dropped', dropped);
-      this.monitor.log('warn', 'spool-dropped', `spool full: dropped the ${dropped} oldest events`, {
-        droppedEvents: dropped,
+    this.countDropped(droppedBefore);
+    this.replayer.kick();
+    return outcome;
+  }
+
+  private refused(error: unknown): void {
+    this.monitor.count('rejected');
+    const rejected = this.monitor.stats.rejected;
+    if (rejected === 1 || rejected % 1000 === 0) {
+      this.monitor.log('error', 'spool-rejected', String((error as Error).message), {
+        rejectedEvents: rejected,
       });
     }
-    this.replayer.kick();
+  }
+
+  private countDropped(droppedBefore: number): void {
+    const dropped = this.spool.droppedRecords - droppedBefore;
+    if (dropped === 0) return;
+    this.monitor.count('dropped', dropped);
+    this.monitor.log('warn', 'spool-dropped', `spool full: dropped the ${dropped} oldest events`, {
+      droppedEvents: dropped,
+    });
+  }
+
+  /** Faults the spool survived: nobody is waiting on them, so they are logged (seed 001). */
+  private spoolFault(fault: SpoolFault): void {
+    const error = fault.error instanceof Error ? fault.error.message : String(fault.error);
+    if (fault.kind === 'sync-failed') {
+      this.monitor.log(
+        'error',
+        'spool-sync-failed',
+        'fsync failed: recent spooled events may not survive a power loss',
+        {
+          file: fault.file,
+          records: fault.records,
+          error,
+        },
+      );
+    } else {
+      this.monitor.log(
+        'error',
+        'spool-unlink-failed',
+        'a replayed spool segment could not be deleted; retrying',
+        {
+          file: fault.file,
+          error,
+        },
+      );
+    }
   }
 
   private circuitChanged(from: CircuitState, to: CircuitState): void {
@@ -277,6 +322,11 @@ export class ResilientPublisher {
     const recovery = this.spool.recovery;
     for (const cut of recovery.cuts) {
       this.monitor.log('warn', 'spool-tail-cut', `cut a ${cut.reason} record off a spool segment`, cut);
+    }
+    // Issue 18, defect 3: damage found at start-up is counted and logged like damage found later.
+    for (const damage of recovery.damaged) {
+      this.monitor.count('corrupt', damage.records);
+      this.monitor.log('error', 'spool-corrupt', 'a damaged stretch of a spool segment is skipped', damage);
     }
     if (recovery.records > 0) {
       this.monitor.log('info', 'spool-recovered', `found ${recovery.records} spooled events to replay`, {
