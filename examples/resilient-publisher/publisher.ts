@@ -17,7 +17,7 @@ import { jsonLinesToStderr, type PublisherLogger, PublisherMonitor, type Publish
 import { type PendingPublish, PendingPublishes, type PublishOutcome } from './pending-publishes.js';
 import { encodeEvent, MAX_KEY_BYTES } from './record-codec.js';
 import { SpoolReplayer } from './replayer.js';
-import { Spool, type SpoolFault } from './spool.js';
+import { Spool } from './spool.js';
 import { SpoolSyncError } from './spool-errors.js';
 import type { SpoolOptions } from './spool-options.js';
 
@@ -136,8 +136,8 @@ export class ResilientPublisher {
     } else {
       this.unwatchCircuit = circuit.onTransition((from, to) => this.circuitChanged(from, to));
     }
-    this.spool.onFault = (fault) => this.spoolFault(fault);
-    this.reportRecovery();
+    this.spool.onFault = (fault) => this.monitor.spoolFault(fault);
+    this.monitor.spoolRecovered(this.spool.recovery);
     if (!this.spool.isEmpty) this.replayer.kick();
   }
 
@@ -243,63 +243,18 @@ export class ResilientPublisher {
       this.spool.append(encodeEvent(key, data));
     } catch (error) {
       if (!(error instanceof SpoolSyncError && error.kept)) {
-        this.countDropped(droppedBefore); // drop-oldest may have made room before the write failed
-        this.refused(error);
+        // drop-oldest may have made room before the write failed.
+        this.monitor.spoolDropped(this.spool.droppedRecords - droppedBefore);
+        this.monitor.spoolRefused(error);
         throw error;
       }
       outcome = 'spooled-unsynced';
       this.monitor.log('error', 'spool-sync-failed', error.message, { records: 1 });
     }
     this.monitor.count('spooled');
-    this.countDropped(droppedBefore);
+    this.monitor.spoolDropped(this.spool.droppedRecords - droppedBefore);
     this.replayer.kick();
     return outcome;
-  }
-
-  private refused(error: unknown): void {
-    this.monitor.count('rejected');
-    const rejected = this.monitor.stats.rejected;
-    if (rejected === 1 || rejected % 1000 === 0) {
-      this.monitor.log('error', 'spool-rejected', String((error as Error).message), {
-        rejectedEvents: rejected,
-      });
-    }
-  }
-
-  private countDropped(droppedBefore: number): void {
-    const dropped = this.spool.droppedRecords - droppedBefore;
-    if (dropped === 0) return;
-    this.monitor.count('dropped', dropped);
-    this.monitor.log('warn', 'spool-dropped', `spool full: dropped the ${dropped} oldest events`, {
-      droppedEvents: dropped,
-    });
-  }
-
-  /** Faults the spool survived: nobody is waiting on them, so they are logged (seed 001). */
-  private spoolFault(fault: SpoolFault): void {
-    const error = fault.error instanceof Error ? fault.error.message : String(fault.error);
-    if (fault.kind === 'sync-failed') {
-      this.monitor.log(
-        'error',
-        'spool-sync-failed',
-        'fsync failed: recent spooled events may not survive a power loss',
-        {
-          file: fault.file,
-          records: fault.records,
-          error,
-        },
-      );
-    } else {
-      this.monitor.log(
-        'error',
-        'spool-unlink-failed',
-        'a replayed spool segment could not be deleted; retrying',
-        {
-          file: fault.file,
-          error,
-        },
-      );
-    }
   }
 
   private circuitChanged(from: CircuitState, to: CircuitState): void {
@@ -316,24 +271,6 @@ export class ResilientPublisher {
     });
     for (const entry of held ?? []) if (!entry.settled) this.send(entry);
     for (const wake of this.drainWaiters.splice(0)) wake();
-  }
-
-  private reportRecovery(): void {
-    const recovery = this.spool.recovery;
-    for (const cut of recovery.cuts) {
-      this.monitor.log('warn', 'spool-tail-cut', `cut a ${cut.reason} record off a spool segment`, cut);
-    }
-    // Issue 18, defect 3: damage found at start-up is counted and logged like damage found later.
-    for (const damage of recovery.damaged) {
-      this.monitor.count('corrupt', damage.records);
-      this.monitor.log('error', 'spool-corrupt', 'a damaged stretch of a spool segment is skipped', damage);
-    }
-    if (recovery.records > 0) {
-      this.monitor.log('info', 'spool-recovered', `found ${recovery.records} spooled events to replay`, {
-        segments: recovery.segments,
-        records: recovery.records,
-      });
-    }
   }
 }
 

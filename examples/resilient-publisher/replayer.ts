@@ -130,18 +130,8 @@ export class SpoolReplayer {
   private sendNext(): void {
     const batch = this.spool.peek(this.options.batchEvents, this.options.batchBytes);
     this.readFailuresInARow = 0;
-    if (batch.droppedInFlight > 0) {
-      // drop-oldest deleted this batch's segment while it was on the wire, and then it failed.
-      this.monitor.count('dropped', batch.droppedInFlight);
-      this.monitor.log(
-        'warn',
-        'spool-dropped',
-        `spool full: dropped ${batch.droppedInFlight} events in flight`,
-        {
-          droppedEvents: batch.droppedInFlight,
-        },
-      );
-    }
+    // drop-oldest deleted the last batch's segment while it was on the wire, and then it failed.
+    this.monitor.spoolDropped(batch.droppedInFlight);
     if (batch.skippedCorrupt > 0) {
       this.monitor.count('corrupt', batch.skippedCorrupt);
       this.monitor.log('error', 'spool-corrupt', 'spooled records became unreadable and were skipped', {

@@ -14,7 +14,7 @@ import { RECORD_HEADER_BYTES } from '../../examples/resilient-publisher/record-c
 import { Spool, type SpoolPosition } from '../../examples/resilient-publisher/spool.js';
 import { SpoolFullError } from '../../examples/resilient-publisher/spool-errors.js';
 import type { OverflowPolicy, SpoolFileSystem } from '../../examples/resilient-publisher/spool-options.js';
-import { payload, useScratchDirs } from './resilient-publisher-spool-kit.js';
+import { drainSpool, payload, useScratchDirs } from './resilient-publisher-spool-kit.js';
 
 const scratch = useScratchDirs();
 const RECORD = RECORD_HEADER_BYTES + 20;
@@ -178,14 +178,7 @@ function workload(spool: Spool, fileSystem: CrashingFileSystem): Model[] {
   return states;
 }
 
-function readAll(spool: Spool): number[] {
-  const out: number[] = [];
-  for (let batch = spool.peek(1000, 1 << 20); batch.payloads.length > 0; batch = spool.peek(1000, 1 << 20)) {
-    out.push(...batch.payloads.map(idOf));
-    spool.consume(batch.position);
-  }
-  return out;
-}
+const readAll = (spool: Spool) => drainSpool(spool).map(idOf);
 
 const isSuffixOf = (part: number[], whole: number[]) =>
   part.length === 0 || whole.slice(whole.length - part.length).join() === part.join();

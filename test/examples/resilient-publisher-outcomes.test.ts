@@ -34,7 +34,7 @@ async function rig(spool: Partial<SpoolOptions> = {}, withBreaker = true): Promi
   const { proxy, client } = await proxied({
     commandTimeout: 50,
     acquireTimeout: 50,
-    connectTimeout: 50,
+    connectTimeout: 1_000, // the first connect on a loaded 2-core machine; nothing here times it
     reconnect: () => 10,
     circuitBreaker: withBreaker ? { minimumFailureCount: 2, openDuration: 60_000 } : null,
   });

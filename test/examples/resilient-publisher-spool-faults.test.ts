@@ -12,7 +12,14 @@ import { Spool, type SpoolFault } from '../../examples/resilient-publisher/spool
 import { SpoolSyncError } from '../../examples/resilient-publisher/spool-errors.js';
 import type { SpoolOptions } from '../../examples/resilient-publisher/spool-options.js';
 import { FaultyFileSystem } from './resilient-publisher-faulty-fs.js';
-import { payload, segmentFiles, totalSegmentBytes, useScratchDirs } from './resilient-publisher-spool-kit.js';
+import {
+  drainSpool,
+  payload,
+  segmentFiles,
+  thrown,
+  totalSegmentBytes,
+  useScratchDirs,
+} from './resilient-publisher-spool-kit.js';
 
 const scratch = useScratchDirs();
 const spools: Spool[] = [];
@@ -35,15 +42,6 @@ function reopen(spool: Spool): Spool {
   return open({ directory: spool.options.directory });
 }
 
-function drain(spool: Spool): string[] {
-  const out: string[] = [];
-  for (let batch = spool.peek(1000, 1 << 20); batch.payloads.length > 0; batch = spool.peek(1000, 1 << 20)) {
-    out.push(...batch.payloads.map(String));
-    spool.consume(batch.position);
-  }
-  return out;
-}
-
 /** Appends `indexes`, keeping those whose append returned (acknowledged as spooled). */
 function appendAll(spool: Spool, indexes: number[]): { acked: string[]; errors: unknown[] } {
   const acked: string[] = [];
@@ -59,6 +57,7 @@ function appendAll(spool: Spool, indexes: number[]): { acked: string[]; errors: 
   return { acked, errors };
 }
 
+const texts = (spool: Spool) => drainSpool(spool).map(String);
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 
 describe('a full disk (issue 18)', () => {
@@ -79,7 +78,7 @@ describe('a full disk (issue 18)', () => {
     // Live replay and a restart both find every acknowledged record, in order, and nothing else.
     const restarted = reopen(spool);
     expect(restarted.recovery.cuts).toEqual([]);
-    expect(drain(restarted)).toEqual(acked);
+    expect(texts(restarted)).toEqual(acked);
   });
 
   it('defect 2: a segment that cannot be created (ENOSPC, no inode) does not break later rotations', () => {
@@ -95,7 +94,7 @@ describe('a full disk (issue 18)', () => {
     expect(after.errors).toEqual([]);
     expect(spool.records).toBe(7);
     expect(spool.bytes).toBe(totalSegmentBytes(directory));
-    expect(drain(spool)).toEqual([...before.acked, ...after.acked]);
+    expect(texts(spool)).toEqual([...before.acked, ...after.acked]);
     expect(segmentFiles(directory)).toEqual([]);
   });
 });
@@ -107,20 +106,14 @@ describe('fsync failures (issue 18)', () => {
     const spool = open({ directory, fileSystem, fsync: 'always' });
     appendAll(spool, range(0, 2));
     fileSystem.fail({ call: 'fsync', code: 'EIO', path: /\.log$/ });
-    const error = (() => {
-      try {
-        spool.append(payload(2));
-      } catch (caught) {
-        return caught;
-      }
-    })();
+    const error = thrown(() => spool.append(payload(2)));
     expect(error).toBeInstanceOf(SpoolSyncError);
     expect(error).toMatchObject({ kept: false, cause: { code: 'EIO' } });
     expect((error as Error).message).toMatch(/not spooled/);
     expect(spool.records).toBe(2);
     expect(totalSegmentBytes(directory)).toBe(2 * RECORD);
     appendAll(spool, [3]);
-    expect(drain(reopen(spool))).toEqual([0, 1, 3].map((i) => payload(i).toString()));
+    expect(texts(reopen(spool))).toEqual([0, 1, 3].map((i) => payload(i).toString()));
   });
 
   it('defect 4: when the failed record cannot be removed either, it stays spooled, flagged durability unknown', () => {
@@ -128,17 +121,11 @@ describe('fsync failures (issue 18)', () => {
     const spool = open({ directory: scratch(), fileSystem, fsync: 'always' });
     appendAll(spool, [0]);
     fileSystem.fail({ call: 'fsync', code: 'EIO', path: /\.log$/ }).fail({ call: 'ftruncate', code: 'EIO' });
-    const error = (() => {
-      try {
-        spool.append(payload(1));
-      } catch (caught) {
-        return caught;
-      }
-    })();
+    const error = thrown(() => spool.append(payload(1)));
     expect(error).toMatchObject({ name: 'SpoolSyncError', kept: true });
     expect((error as Error).message).toMatch(/spooled, durability unknown/);
     expect(spool.records).toBe(2);
-    expect(drain(spool)).toEqual([0, 1].map((i) => payload(i).toString()));
+    expect(texts(spool)).toEqual([0, 1].map((i) => payload(i).toString()));
   });
 
   it('defect 5: under interval, a failed background fsync is reported, not thrown from the timer', () => {
@@ -155,7 +142,7 @@ describe('fsync failures (issue 18)', () => {
     appendAll(spool, range(3, 5));
     vi.advanceTimersByTime(10);
     expect(faults).toHaveLength(1);
-    expect(drain(spool)).toEqual(range(0, 5).map((i) => payload(i).toString()));
+    expect(texts(spool)).toEqual(range(0, 5).map((i) => payload(i).toString()));
   });
 });
 
@@ -174,7 +161,7 @@ describe('deleting and creating files (issue 18)', () => {
     expect(spool.records).toBe(3);
     expect(spool.bytes).toBe(totalSegmentBytes(directory));
     expect(segmentFiles(directory)).toHaveLength(3);
-    expect(drain(spool)).toEqual([2, 3, 4].map((i) => payload(i).toString()));
+    expect(texts(spool)).toEqual([2, 3, 4].map((i) => payload(i).toString()));
     expect(segmentFiles(directory)).toEqual([]);
     expect(spool.bytes).toBe(0);
   });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Spool } from '../../examples/resilient-publisher/spool.js';
 import { SpoolLockedError } from '../../examples/resilient-publisher/spool-errors.js';
-import { payload, useScratchDirs } from './resilient-publisher-spool-kit.js';
+import { payload, thrown, useScratchDirs } from './resilient-publisher-spool-kit.js';
 
 const scratch = useScratchDirs();
 const spools: Spool[] = [];
@@ -34,13 +34,7 @@ describe('the spool lock (defect 6)', () => {
     const directory = scratch();
     const first = open(directory);
     first.append(payload(0));
-    const error = (() => {
-      try {
-        open(directory);
-      } catch (caught) {
-        return caught;
-      }
-    })();
+    const error = thrown(() => open(directory));
     expect(error).toBeInstanceOf(SpoolLockedError);
     expect((error as Error).message).toMatch(
       new RegExp(`spool directory .* is in use by process ${process.pid}`),

@@ -7,7 +7,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RECORD_HEADER_BYTES } from '../../examples/resilient-publisher/record-codec.js';
 import { Spool } from '../../examples/resilient-publisher/spool.js';
 import type { SpoolOptions } from '../../examples/resilient-publisher/spool-options.js';
-import { lastSegment, payload, segmentFiles, useScratchDirs } from './resilient-publisher-spool-kit.js';
+import {
+  drainSpool,
+  lastSegment,
+  payload,
+  segmentFiles,
+  useScratchDirs,
+} from './resilient-publisher-spool-kit.js';
 
 const scratch = useScratchDirs();
 const spools: Spool[] = [];
@@ -32,14 +38,7 @@ function written(count: number, perSegment = 100): string {
   return directory;
 }
 
-function readAll(spool: Spool): string[] {
-  const out: string[] = [];
-  for (let batch = spool.peek(1000, 1 << 20); batch.payloads.length > 0; batch = spool.peek(1000, 1 << 20)) {
-    out.push(...batch.payloads.map(String));
-    spool.consume(batch.position);
-  }
-  return out;
-}
+const readAll = (spool: Spool) => drainSpool(spool).map(String);
 
 const expected = (count: number, from = 0) =>
   Array.from({ length: count }, (_, i) => payload(from + i).toString());

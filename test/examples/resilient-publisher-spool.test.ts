@@ -9,8 +9,10 @@ import { SpoolFullError } from '../../examples/resilient-publisher/spool-errors.
 import type { SpoolOptions } from '../../examples/resilient-publisher/spool-options.js';
 import {
   countingFileSystem,
+  drainSpool,
   payload,
   segmentFiles,
+  thrown,
   totalSegmentBytes,
   useScratchDirs,
 } from './resilient-publisher-spool-kit.js';
@@ -29,14 +31,7 @@ function open(options: Partial<SpoolOptions> & { directory: string }): Spool {
 }
 
 /** Peeks and consumes everything; returns the payloads as text. */
-function drain(spool: Spool): string[] {
-  const out: string[] = [];
-  for (let batch = spool.peek(1000, 1 << 20); batch.payloads.length > 0; batch = spool.peek(1000, 1 << 20)) {
-    out.push(...batch.payloads.map((p) => p.toString()));
-    spool.consume(batch.position);
-  }
-  return out;
-}
+const drain = (spool: Spool) => drainSpool(spool).map(String);
 
 const RECORD = RECORD_HEADER_BYTES + 20; // 28 bytes per test record
 
@@ -107,13 +102,7 @@ describe('size bound', () => {
     const directory = scratch();
     const spool = open({ directory, segmentBytes: 4 * RECORD, maxBytes: 8 * RECORD, overflow: 'reject' });
     for (let i = 0; i < 8; i++) expect(spool.append(payload(i))).toBe(0);
-    const error = (() => {
-      try {
-        spool.append(payload(8));
-      } catch (caught) {
-        return caught;
-      }
-    })();
+    const error = thrown(() => spool.append(payload(8)));
     expect(error).toBeInstanceOf(SpoolFullError);
     expect((error as Error).message).toMatch(/spool full: 224 of 224 bytes used.*not spooled.*"reject"/);
     expect(spool.bytes).toBe(8 * RECORD);

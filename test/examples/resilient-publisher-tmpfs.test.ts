@@ -8,10 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeEvent } from '../../examples/resilient-publisher/record-codec.js';
+import { decodeEvent, encodeEvent } from '../../examples/resilient-publisher/record-codec.js';
 import { Spool } from '../../examples/resilient-publisher/spool.js';
 import type { SpoolFileSystem } from '../../examples/resilient-publisher/spool-options.js';
 import { FaultyFileSystem } from './resilient-publisher-faulty-fs.js';
+import { drainSpool } from './resilient-publisher-spool-kit.js';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -53,13 +54,22 @@ function smallDisk(options: string): SmallDisk {
 const event = (index: number) => encodeEvent(`key-${index}`, `event ${index} `.padEnd(90, '.'));
 const errno = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
-function readAll(spool: Spool): string[] {
-  const out: string[] = [];
-  for (let batch = spool.peek(1000, 1 << 20); batch.payloads.length > 0; batch = spool.peek(1000, 1 << 20)) {
-    out.push(...batch.payloads.map((payload) => payload.subarray(2, 2 + payload.readUInt16LE(0)).toString()));
-    spool.consume(batch.position);
+const readAll = (spool: Spool) => drainSpool(spool).map((payload) => decodeEvent(payload).key);
+
+/** Appends from `index` until three appends in a row were refused with ENOSPC; the next index. */
+function appendUntilRefused(spool: Spool, index: number, acked: string[]): number {
+  for (let refused = 0; refused < 3 && index < 10_000; index++) {
+    try {
+      spool.append(event(index));
+      acked.push(`key-${index}`);
+      refused = 0;
+    } catch (error) {
+      expect(errno(error)).toBe('ENOSPC');
+      refused++;
+    }
   }
-  return out;
+  expect(index).toBeLessThan(10_000); // the disk did fill up
+  return index;
 }
 
 describe('a real full disk', () => {
@@ -72,18 +82,7 @@ describe('a real full disk', () => {
     fs.writeFileSync(filler, Buffer.alloc(8192, 1));
     disk.faults?.fail({ call: 'write', code: 'ENOSPC', shortBytes: 50, times: Number.POSITIVE_INFINITY });
     const acked: string[] = [];
-    let index = 0;
-    let refused = 0;
-    for (; refused < 3 && index < 10_000; index++) {
-      try {
-        spool.append(event(index));
-        acked.push(`key-${index}`);
-      } catch (error) {
-        expect(errno(error)).toBe('ENOSPC');
-        refused++;
-      }
-    }
-    expect(refused).toBe(3);
+    let index = appendUntilRefused(spool, 0, acked);
     if (disk.mounted) expect(acked.length).toBeGreaterThan(100); // the disk really filled up
     fs.unlinkSync(filler);
     disk.faults?.heal();
@@ -127,17 +126,7 @@ describe('a real full disk', () => {
       disk.faults?.fail({ call: 'open', code: 'ENOSPC', path: /segment-/, times: Number.POSITIVE_INFINITY });
     }
     const acked = ['key-0'];
-    let index = 1;
-    let refused = 0;
-    for (; refused < 3; index++) {
-      try {
-        spool.append(event(index));
-        acked.push(`key-${index}`);
-      } catch (error) {
-        expect(errno(error)).toBe('ENOSPC');
-        refused++;
-      }
-    }
+    let index = appendUntilRefused(spool, 1, acked);
     expect(acked.length).toBe(Math.floor(segmentBytes / (8 + event(0).length)));
     for (const file of fillers) fs.unlinkSync(file);
     disk.faults?.heal();
