@@ -8,6 +8,8 @@ import { parseArgs } from 'node:util';
 import { RespireClient } from '../../src/index.js';
 import { jsonLinesToStderr } from './monitor.js';
 import { ResilientPublisher } from './publisher.js';
+import { Spool } from './spool.js';
+import { SpoolLockedError } from './spool-errors.js';
 import type { FsyncPolicy, OverflowPolicy } from './spool-options.js';
 
 const { values: args } = parseArgs({
@@ -36,6 +38,22 @@ const deadlineMs = Number(args['deadline-ms']);
 const openDuration = Number(args['open-duration-ms']);
 const optionalNumber = (text: string | undefined) => (text === undefined ? undefined : Number(text));
 
+// The spool first: a directory another process holds is refused before anything else happens.
+let spool: Spool;
+try {
+  spool = Spool.open({
+    directory: args.spool,
+    fsync: args.fsync as FsyncPolicy,
+    overflow: args.overflow as OverflowPolicy,
+    maxBytes: optionalNumber(args['max-spool-bytes']),
+    segmentBytes: optionalNumber(args['segment-bytes']),
+  });
+} catch (error) {
+  if (!(error instanceof SpoolLockedError)) throw error;
+  jsonLinesToStderr({ level: 'error', event: 'spool-locked', message: error.message });
+  process.exit(1);
+}
+
 const redis = await RespireClient.connect({
   endpoints: [{ host, port: Number(port) }],
   // A write either answers within the publisher's deadline or counts against the circuit.
@@ -58,13 +76,7 @@ const redis = await RespireClient.connect({
 const publisher = new ResilientPublisher(redis, {
   stream: args.stream,
   deadlineMs,
-  spool: {
-    directory: args.spool,
-    fsync: args.fsync as FsyncPolicy,
-    overflow: args.overflow as OverflowPolicy,
-    maxBytes: optionalNumber(args['max-spool-bytes']),
-    segmentBytes: optionalNumber(args['segment-bytes']),
-  },
+  spool,
 });
 
 const writeLine = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);

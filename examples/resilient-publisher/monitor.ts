@@ -3,6 +3,8 @@
 // Redis). Counters live in `stats`; an OpenTelemetry-compatible meter, if given, gets the same.
 import type { CircuitState } from '../../src/breaker/index.js';
 import type { RespireCounter, RespireMeter } from '../../src/index.js';
+import type { SpoolFault } from './spool.js';
+import type { SpoolRecovery } from './spool-recovery.js';
 
 export type LogLevel = 'info' | 'warn' | 'error';
 
@@ -105,6 +107,54 @@ export class PublisherMonitor {
       );
     } else {
       this.log('info', 'circuit-half-open', 'circuit half-open: replay batches probe the endpoint', fields);
+    }
+  }
+
+  /** What opening the spool found: cuts, and damage (issue 18, defect 3: counted like later damage). */
+  spoolRecovered(recovery: SpoolRecovery): void {
+    for (const cut of recovery.cuts) {
+      this.log('warn', 'spool-tail-cut', `cut a ${cut.reason} record off a spool segment`, cut);
+    }
+    for (const damage of recovery.damaged) {
+      this.count('corrupt', damage.records);
+      this.log('error', 'spool-corrupt', 'a damaged stretch of a spool segment is skipped', damage);
+    }
+    if (recovery.records > 0) {
+      this.log('info', 'spool-recovered', `found ${recovery.records} spooled events to replay`, {
+        segments: recovery.segments,
+        records: recovery.records,
+      });
+    }
+  }
+
+  /** The spool refused an event: the 1st and every 1000th are logged, not one line per call. */
+  spoolRefused(error: unknown): void {
+    this.count('rejected');
+    const rejected = this.stats.rejected;
+    if (rejected === 1 || rejected % 1000 === 0) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.log('error', 'spool-rejected', message, { rejectedEvents: rejected });
+    }
+  }
+
+  /** `drop-oldest` deleted unreplayed events (none: nothing happens). */
+  spoolDropped(events: number): void {
+    if (events === 0) return;
+    this.count('dropped', events);
+    this.log('warn', 'spool-dropped', `spool full: dropped the ${events} oldest events`, {
+      droppedEvents: events,
+    });
+  }
+
+  /** Faults the spool survived: nobody is waiting on them, so they are logged (seed 001). */
+  spoolFault(fault: SpoolFault): void {
+    const error = fault.error instanceof Error ? fault.error.message : String(fault.error);
+    if (fault.kind === 'sync-failed') {
+      const message = 'fsync failed: recently spooled events may not survive a power loss';
+      this.log('error', 'spool-sync-failed', message, { file: fault.file, records: fault.records, error });
+    } else {
+      const message = 'a replayed spool segment could not be deleted; retrying';
+      this.log('error', 'spool-unlink-failed', message, { file: fault.file, error });
     }
   }
 }

@@ -3,7 +3,12 @@
 // (STYLE.md: one deadline timer, re-armed, rather than a timer per call).
 import { performance } from 'node:perf_hooks';
 
-export type PublishOutcome = 'delivered' | 'spooled';
+/**
+ * `delivered`: in the stream. `spooled`: on disk per the fsync policy, to be replayed.
+ * `spooled-unsynced`: in the spool and to be replayed, but its fsync failed (`always`), so a power
+ * loss may take it: do not publish it again (a duplicate), but it is not durable (SpoolSyncError).
+ */
+export type PublishOutcome = 'delivered' | 'spooled' | 'spooled-unsynced';
 
 export interface PendingPublish {
   readonly key: string;

@@ -18,6 +18,7 @@ import { type PendingPublish, PendingPublishes, type PublishOutcome } from './pe
 import { encodeEvent, MAX_KEY_BYTES } from './record-codec.js';
 import { SpoolReplayer } from './replayer.js';
 import { Spool } from './spool.js';
+import { SpoolSyncError } from './spool-errors.js';
 import type { SpoolOptions } from './spool-options.js';
 
 export type { PublishOutcome } from './pending-publishes.js';
@@ -135,7 +136,8 @@ export class ResilientPublisher {
     } else {
       this.unwatchCircuit = circuit.onTransition((from, to) => this.circuitChanged(from, to));
     }
-    this.reportRecovery();
+    this.spool.onFault = (fault) => this.monitor.spoolFault(fault);
+    this.monitor.spoolRecovered(this.spool.recovery);
     if (!this.spool.isEmpty) this.replayer.kick();
   }
 
@@ -165,8 +167,7 @@ export class ResilientPublisher {
     this.monitor.stats.published++;
     if (this.pending.unsettled >= this.maxInFlight || (this.held === undefined && this.spooling)) {
       try {
-        this.toSpool(key, data);
-        return Promise.resolve('spooled');
+        return Promise.resolve(this.toSpool(key, data));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -212,8 +213,7 @@ export class ResilientPublisher {
 
   private spoolPending(entry: PendingPublish, cause?: unknown): void {
     try {
-      this.toSpool(entry.key, entry.data, cause);
-      this.pending.resolve(entry, 'spooled');
+      this.pending.resolve(entry, this.toSpool(entry.key, entry.data, cause));
     } catch (error) {
       this.pending.reject(entry, error);
     }
@@ -226,35 +226,35 @@ export class ResilientPublisher {
     for (const entry of held ?? []) if (!entry.settled) this.spoolPending(entry);
   }
 
-  /** Appends to the spool and starts the replayer. Throws when the spool cannot take it. */
-  private toSpool(key: string, data: string | Buffer, cause?: unknown): void {
+  /**
+   * Appends to the spool and starts the replayer. Throws when the spool did not take the event, and
+   * only then (issue 18, defect 4): a rejected publish leaves nothing behind to be replayed.
+   */
+  private toSpool(key: string, data: string | Buffer, cause?: unknown): PublishOutcome {
     if (!this.spooling) {
       const reason = cause instanceof Error ? cause.name : 'no reply within the deadline';
       this.monitor.log('warn', 'spooling-started', `events go to the spool (${reason})`, {
         error: cause instanceof Error ? cause.message : undefined,
       });
     }
-    let dropped: number;
+    const droppedBefore = this.spool.droppedRecords;
+    let outcome: PublishOutcome = 'spooled';
     try {
-      dropped = this.spool.append(encodeEvent(key, data));
+      this.spool.append(encodeEvent(key, data));
     } catch (error) {
-      this.monitor.count('rejected');
-      const rejected = this.monitor.stats.rejected;
-      if (rejected === 1 || rejected % 1000 === 0) {
-        this.monitor.log('error', 'spool-rejected', String((error as Error).message), {
-          rejectedEvents: rejected,
-        });
+      if (!(error instanceof SpoolSyncError && error.kept)) {
+        // drop-oldest may have made room before the write failed.
+        this.monitor.spoolDropped(this.spool.droppedRecords - droppedBefore);
+        this.monitor.spoolRefused(error);
+        throw error;
       }
-      throw error;
+      outcome = 'spooled-unsynced';
+      this.monitor.log('error', 'spool-sync-failed', error.message, { records: 1 });
     }
     this.monitor.count('spooled');
-    if (dropped > 0) {
-      this.monitor.count('dropped', dropped);
-      this.monitor.log('warn', 'spool-dropped', `spool full: dropped the ${dropped} oldest events`, {
-        droppedEvents: dropped,
-      });
-    }
+    this.monitor.spoolDropped(this.spool.droppedRecords - droppedBefore);
     this.replayer.kick();
+    return outcome;
   }
 
   private circuitChanged(from: CircuitState, to: CircuitState): void {
@@ -271,19 +271,6 @@ export class ResilientPublisher {
     });
     for (const entry of held ?? []) if (!entry.settled) this.send(entry);
     for (const wake of this.drainWaiters.splice(0)) wake();
-  }
-
-  private reportRecovery(): void {
-    const recovery = this.spool.recovery;
-    for (const cut of recovery.cuts) {
-      this.monitor.log('warn', 'spool-tail-cut', `cut a ${cut.reason} record off a spool segment`, cut);
-    }
-    if (recovery.records > 0) {
-      this.monitor.log('info', 'spool-recovered', `found ${recovery.records} spooled events to replay`, {
-        segments: recovery.segments,
-        records: recovery.records,
-      });
-    }
   }
 }
 

@@ -57,23 +57,9 @@ export function scanRecords(
   let position = 0;
   let stop: ScanStop = 'end';
   while (position < bytes.length && records.length < maxRecords) {
-    if (bytes.length - position < RECORD_HEADER_BYTES) {
-      stop = 'torn';
-      break;
-    }
-    const length = bytes.readUInt32LE(position);
-    if (length === 0 || length > maxPayloadBytes) {
-      stop = 'corrupt';
-      break;
-    }
-    const end = position + RECORD_HEADER_BYTES + length;
-    if (end > bytes.length) {
-      stop = 'torn';
-      break;
-    }
-    const expected = crc32(bytes, position + RECORD_HEADER_BYTES, end, crc32(bytes, position, position + 4));
-    if (bytes.readUInt32LE(position + 4) !== expected) {
-      stop = 'corrupt';
+    const end = recordEnd(bytes, position, maxPayloadBytes);
+    if (typeof end === 'string') {
+      stop = end;
       break;
     }
     records.push({
@@ -84,6 +70,24 @@ export function scanRecords(
     position = end;
   }
   return { records, validEnd: baseOffset + position, stop };
+}
+
+/**
+ * Where the record at `position` of `bytes` ends, or why there is none: `torn` when `bytes` ends
+ * inside it, `corrupt` when its length is out of range or its checksum does not match.
+ */
+export function recordEnd(
+  bytes: Buffer,
+  position: number,
+  maxPayloadBytes: number,
+): number | 'torn' | 'corrupt' {
+  if (bytes.length - position < RECORD_HEADER_BYTES) return 'torn';
+  const length = bytes.readUInt32LE(position);
+  if (length === 0 || length > maxPayloadBytes) return 'corrupt';
+  const end = position + RECORD_HEADER_BYTES + length;
+  if (end > bytes.length) return 'torn';
+  const expected = crc32(bytes, position + RECORD_HEADER_BYTES, end, crc32(bytes, position, position + 4));
+  return bytes.readUInt32LE(position + 4) === expected ? end : 'corrupt';
 }
 
 /** What the spool keeps of an event: its idempotency key and its bytes. */

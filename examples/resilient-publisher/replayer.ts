@@ -50,6 +50,7 @@ export class SpoolReplayer {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
   private failuresInARow = 0;
+  private readFailuresInARow = 0;
 
   constructor(
     private readonly redis: ReplayTarget,
@@ -64,10 +65,10 @@ export class SpoolReplayer {
     return this.inFlight;
   }
 
-  /** Something was spooled: start replaying unless already replaying or waiting to retry. */
+  /** Something was spooled: start replaying unless already replaying or waiting to retry. Never throws. */
   kick(): void {
     if (this.inFlight || this.timer !== undefined || this.stopped) return;
-    this.sendNext();
+    this.step(() => this.sendNext());
   }
 
   /** The circuit closed: retry now rather than at the scheduled time. */
@@ -95,8 +96,42 @@ export class SpoolReplayer {
     this.settledInFlight = undefined;
   }
 
+  /**
+   * Runs one replay step. An error in it (EIO reading the spool) is logged and the step retried
+   * later; it is never thrown into a `publish` whose event is already spooled, nor left as an
+   * unhandled rejection of a batch's callback (issue 18, defect 4 and "Also").
+   */
+  private step(run: () => void): void {
+    try {
+      run();
+    } catch (error) {
+      if (isPowerOfTen(++this.readFailuresInARow)) {
+        this.monitor.log('error', 'spool-read-failed', 'reading the spool failed; retrying', {
+          error: error instanceof Error ? error.message : String(error),
+          failuresInARow: this.readFailuresInARow,
+          retryInMs: this.options.retryMs,
+        });
+      }
+      this.retryLater(this.options.retryMs);
+      this.hooks.failed();
+    }
+  }
+
+  private retryLater(delayMs: number): void {
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.kick();
+      },
+      Math.max(1, delayMs),
+    );
+  }
+
   private sendNext(): void {
     const batch = this.spool.peek(this.options.batchEvents, this.options.batchBytes);
+    this.readFailuresInARow = 0;
+    // drop-oldest deleted the last batch's segment while it was on the wire, and then it failed.
+    this.monitor.spoolDropped(batch.droppedInFlight);
     if (batch.skippedCorrupt > 0) {
       this.monitor.count('corrupt', batch.skippedCorrupt);
       this.monitor.log('error', 'spool-corrupt', 'spooled records became unreadable and were skipped', {
@@ -118,9 +153,11 @@ export class SpoolReplayer {
       () => {
         this.batchSettled();
         this.failuresInARow = 0;
-        this.spool.consume(batch.position);
-        this.monitor.count('replayed', batch.position.records);
-        if (!this.stopped) this.sendNext();
+        this.step(() => {
+          // 0 for a batch counted already; a batch drop-oldest detached counts here, not as dropped.
+          this.monitor.count('replayed', this.spool.consume(batch.position));
+          if (!this.stopped) this.sendNext();
+        });
       },
       (error: unknown) => {
         this.batchSettled();
@@ -139,13 +176,7 @@ export class SpoolReplayer {
             spooledEvents: this.spool.records,
           });
         }
-        this.timer = setTimeout(
-          () => {
-            this.timer = undefined;
-            this.kick();
-          },
-          Math.max(1, delayMs),
-        );
+        this.retryLater(delayMs);
         // After the timer is set, so that events spooled by the hook wait for it too.
         this.hooks.failed();
       },

@@ -1,116 +1,57 @@
-// Segment files on disk: their names (ordered by number), and recovery on open, which keeps every
-// good record and cuts a torn or corrupt tail off its file so that it is never replayed.
+// Segment files on disk: their names (ordered by number), the spool directory made durable, and the
+// file I/O of one segment: creating it, appending a record at a known position, reading, closing.
 import path from 'node:path';
-import { scanRecords } from './record-codec.js';
-import type { ResolvedSpoolOptions, SpoolFileSystem } from './spool-options.js';
-
-const NAME = /^segment-(\d{12})\.log$/;
+import type { Damage } from './record-scan.js';
+import type { SpoolFileSystem } from './spool-options.js';
 
 /** One segment: an append-only file of records. */
 export interface Segment {
   readonly id: number;
   readonly path: string;
-  /** Size of the file: every byte in it is a good record. */
+  /** Where the records end: every byte before is a good record or a known damaged stretch. */
   bytes: number;
-  /** Records in the file. */
+  /** Good records in the file. */
   records: number;
   /** Bytes at the start already replayed (the head segment only). */
   readOffset: number;
   /** Records at the start already replayed. */
   consumed: number;
+  /** Damaged stretches (found at open or while replaying), oldest first, skipped when reading. */
+  holes: Damage[];
   /** Open for appending while this is the tail. */
   writeFd: number | undefined;
   /** Open for reading while this is the head. */
   readFd: number | undefined;
 }
 
-/** What `Spool.open` found and repaired. */
-export interface SpoolRecovery {
-  /** Segments kept, and the records in them (all to be replayed). */
-  readonly segments: number;
-  readonly records: number;
-  /** Each cut: the file, where its good records end, how many bytes went, and why. */
-  readonly cuts: readonly { file: string; offset: number; bytes: number; reason: 'torn' | 'corrupt' }[];
-  /** Files deleted because they held no good record. */
-  readonly emptyRemoved: number;
-  /** The number the next segment file gets. */
-  readonly nextId: number;
-}
+export const SEGMENT_NAME = /^segment-(\d{12})\.log$/;
 
-function segmentPath(directory: string, id: number): string {
-  return path.join(directory, `segment-${String(id).padStart(12, '0')}.log`);
-}
-
-export function newSegment(directory: string, id: number, writeFd: number | undefined): Segment {
+export function newSegment(directory: string, id: number): Segment {
   return {
     id,
-    path: segmentPath(directory, id),
+    path: path.join(directory, `segment-${String(id).padStart(12, '0')}.log`),
     bytes: 0,
     records: 0,
     readOffset: 0,
     consumed: 0,
-    writeFd,
+    holes: [],
+    writeFd: undefined,
     readFd: undefined,
   };
 }
 
 /**
- * Scans every segment file in `directory`, oldest first. A file whose records stop short of its end
- * (a write torn by a crash or power loss, or bytes that fail their checksum) is truncated to its
- * last good record, and the truncation made durable unless the fsync policy is `never`. Records
- * after a corrupt one in the same file are lost with it: their framing can no longer be trusted.
+ * Creates `directory` if missing. A new directory is only durable once its parent is synced
+ * (issue 18, defect 7): without that, a power loss could take a fresh spool's first segment with
+ * it under `fsync: 'always'`. So the parent of every level created is synced, deepest first.
  */
-export function recoverSegments(options: ResolvedSpoolOptions): {
-  segments: Segment[];
-  recovery: SpoolRecovery;
-} {
-  const fs = options.fileSystem;
-  fs.mkdirSync(options.directory, { recursive: true });
-  const ids = fs
-    .readdirSync(options.directory)
-    .map((name) => NAME.exec(name)?.[1])
-    .filter((id): id is string => id !== undefined)
-    .map(Number)
-    .sort((a, b) => a - b);
-  const segments: Segment[] = [];
-  const cuts: SpoolRecovery['cuts'][number][] = [];
-  let emptyRemoved = 0;
-  let records = 0;
-  for (const id of ids) {
-    const segment = newSegment(options.directory, id, undefined);
-    const bytes = fs.readFileSync(segment.path);
-    // A record cannot be longer than its file; anything claiming more is cut.
-    const scan = scanRecords(bytes, 0, bytes.length);
-    if (scan.stop !== 'end') {
-      truncate(fs, segment.path, scan.validEnd, options.fsync !== 'never');
-      cuts.push({
-        file: segment.path,
-        offset: scan.validEnd,
-        bytes: bytes.length - scan.validEnd,
-        reason: scan.stop,
-      });
-    }
-    if (scan.records.length === 0) {
-      fs.unlinkSync(segment.path);
-      emptyRemoved++;
-      continue;
-    }
-    segment.bytes = scan.validEnd;
-    segment.records = scan.records.length;
-    records += segment.records;
-    segments.push(segment);
-  }
-  const nextId = ids.length === 0 ? 1 : ids[ids.length - 1]! + 1;
-  return { segments, recovery: { segments: segments.length, records, cuts, emptyRemoved, nextId } };
-}
-
-function truncate(fs: SpoolFileSystem, file: string, length: number, durable: boolean): void {
-  const fd = fs.openSync(file, 'r+');
-  try {
-    fs.ftruncateSync(fd, length);
-    if (durable) fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+export function makeDirectory(fs: SpoolFileSystem, directory: string, durable: boolean): void {
+  const first = fs.mkdirSync(directory, { recursive: true });
+  if (first === undefined || !durable) return;
+  const top = path.resolve(first);
+  for (let level = path.resolve(directory); ; level = path.dirname(level)) {
+    syncDirectory(fs, path.dirname(level));
+    if (level === top || level === path.dirname(level)) return;
   }
 }
 
@@ -121,5 +62,80 @@ export function syncDirectory(fs: SpoolFileSystem, directory: string): void {
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/**
+ * Creates the file of segment `id`, never reusing an old one ('wx'), and makes its name durable
+ * unless `durable` is false. Nothing is left behind when that fails (ENOSPC, no inode, EIO).
+ */
+export function createSegment(fs: SpoolFileSystem, directory: string, id: number, durable: boolean): Segment {
+  const segment = newSegment(directory, id);
+  segment.writeFd = fs.openSync(segment.path, 'wx');
+  try {
+    if (durable) syncDirectory(fs, directory);
+  } catch (error) {
+    closeSegment(fs, segment);
+    fs.unlinkSync(segment.path);
+    throw error;
+  }
+  return segment;
+}
+
+/**
+ * Writes `record` right after the segment's records, at an explicit position: a write cut short
+ * (ENOSPC) is cut off the file again, and the next record goes where it started, never after a
+ * gap (issue 18, defect 1: with the file's own offset, the next record landed past a run of zeros
+ * that read as corruption). When even the cut fails, the segment is sealed (`cutBack`).
+ */
+export function writeRecord(fs: SpoolFileSystem, segment: Segment, record: Buffer): void {
+  const fd = segment.writeFd!;
+  try {
+    for (let written = 0; written < record.length; ) {
+      written += fs.writeSync(fd, record, written, record.length - written, segment.bytes + written);
+    }
+  } catch (error) {
+    cutBack(fs, segment);
+    throw error;
+  }
+}
+
+/** Truncates the file to the segment's records; if that fails too, seals the segment: returns false. */
+export function cutBack(fs: SpoolFileSystem, segment: Segment): boolean {
+  try {
+    fs.ftruncateSync(segment.writeFd!, segment.bytes);
+    return true;
+  } catch {
+    // The stray bytes stay past `bytes`: never read while running, cut as a torn tail on open.
+    closeSegment(fs, segment, 'write');
+    return false;
+  }
+}
+
+/** Up to `length` bytes of the segment from `position` (fewer only if the file is shorter). */
+export function readSegment(fs: SpoolFileSystem, segment: Segment, position: number, length: number): Buffer {
+  segment.readFd ??= fs.openSync(segment.path, 'r');
+  const buffer = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const count = fs.readSync(segment.readFd, buffer, filled, length - filled, position + filled);
+    if (count === 0) break;
+    filled += count;
+  }
+  return buffer.subarray(0, filled);
+}
+
+/** Closes the segment's files (`write`: only the append one); a failed close is ignored: the fd is gone. */
+export function closeSegment(fs: SpoolFileSystem, segment: Segment, which: 'write' | 'all' = 'all'): void {
+  const fds = which === 'write' ? [segment.writeFd] : [segment.writeFd, segment.readFd];
+  segment.writeFd = undefined;
+  if (which === 'all') segment.readFd = undefined;
+  for (const fd of fds) {
+    if (fd === undefined) continue;
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // close(2) releases the descriptor even when it reports an error.
+    }
   }
 }

@@ -1,5 +1,5 @@
-// The spool's options (every default and range stated), their validation, and the error a full
-// spool throws under the `reject` overflow policy.
+// The spool's options (every default and range stated), their validation, and the file-system seam
+// the spool does all its I/O through.
 import fs from 'node:fs';
 
 /**
@@ -19,22 +19,29 @@ export type FsyncPolicy = 'always' | 'interval' | 'never';
  */
 export type OverflowPolicy = 'reject' | 'drop-oldest';
 
-/** The file operations the spool uses: `node:fs` by default; tests wrap it to count fsyncs. */
+/**
+ * Every file operation the spool makes: `node:fs` by default. Tests put disk faults here (a short
+ * write, ENOSPC, EIO from fsync, a failing unlink) and crash the spool at any one of them.
+ */
 export interface SpoolFileSystem {
-  mkdirSync(path: string, options: { recursive: true }): unknown;
+  /** Returns the first directory it created, if any. */
+  mkdirSync(path: string, options: { recursive: true }): string | undefined;
   readdirSync(path: string): string[];
   readFileSync(path: string): Buffer;
   openSync(path: string, flags: string): number;
   closeSync(fd: number): void;
-  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number): number;
+  /** Writes at `position`, never at the file's own offset (which a failed write leaves behind). */
+  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
   readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
   fsyncSync(fd: number): void;
   ftruncateSync(fd: number, length: number): void;
   unlinkSync(path: string): void;
+  /** Fails with EEXIST when `newPath` exists: how the lock file is taken. */
+  linkSync(existingPath: string, newPath: string): void;
 }
 
 export interface SpoolOptions {
-  /** Directory of the segment files, created if missing. One process per directory. */
+  /** Directory of the segment files, created if missing. One process per directory (spool-lock.ts). */
   directory: string;
   /** Bound on the bytes of all segment files. Default 64 MiB; at least `2 * segmentBytes`. */
   maxBytes?: number;
@@ -95,20 +102,4 @@ function oneOf<T extends string>(value: T | undefined, name: string, fallback: T
     throw new RangeError(`spool option ${name} must be one of ${allowed.join(', ')}, got ${String(value)}`);
   }
   return value;
-}
-
-/** Thrown by `append` under the `reject` policy: the event was not written. */
-export class SpoolFullError extends Error {
-  override name = 'SpoolFullError';
-
-  constructor(
-    readonly spoolBytes: number,
-    readonly recordBytes: number,
-    readonly maxBytes: number,
-  ) {
-    super(
-      `spool full: ${spoolBytes} of ${maxBytes} bytes used, a record of ${recordBytes} bytes does not fit; ` +
-        'the event was not spooled (overflow policy "reject")',
-    );
-  }
 }

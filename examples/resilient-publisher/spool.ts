@@ -1,94 +1,135 @@
 // The durable on-disk spool: a FIFO of event payloads in append-only segment files, bounded in
 // bytes, with a chosen fsync policy and overflow policy (spool-options.ts). Appends go to the tail
-// segment; replay reads from the head and consumes in order; a segment is deleted once every
-// record in it is consumed. Consumption is kept in memory only, so after a crash the head segment
-// is replayed from its start: at-least-once, and duplicates are what the idempotency key is for.
-import { encodeRecord, RECORD_HEADER_BYTES, scanRecords } from './record-codec.js';
+// segment; replay reads from the head (segment-queue.ts) and consumes in order; a segment is deleted
+// once every record in it is consumed. Consumption is kept in memory only, so after a crash the
+// head segment is replayed from its start: at-least-once, and duplicates are what the idempotency
+// key is for. Disk faults never leave half a record behind or stop the spool for good (issue 18).
+import { encodeRecord, RECORD_HEADER_BYTES } from './record-codec.js';
 import {
-  newSegment,
-  recoverSegments,
+  closeSegment,
+  createSegment,
+  cutBack,
+  makeDirectory,
   type Segment,
-  type SpoolRecovery,
-  syncDirectory,
+  writeRecord,
 } from './segment-files.js';
+import { SegmentQueue, type SpoolBatch, type SpoolPosition } from './segment-queue.js';
+import { SpoolFullError, SpoolSyncError } from './spool-errors.js';
+import { lockDirectory } from './spool-lock.js';
 import {
   type ResolvedSpoolOptions,
   resolveSpoolOptions,
-  SpoolFullError,
+  type SpoolFileSystem,
   type SpoolOptions,
 } from './spool-options.js';
+import { recoverSegments, type SpoolRecovery } from './spool-recovery.js';
 
-/** Where a peeked batch sits in the spool; hand it back to `consume`. */
-export interface SpoolPosition {
-  readonly segmentId: number;
-  readonly start: number;
-  readonly end: number;
-  readonly records: number;
-}
+export type { SpoolBatch, SpoolPosition } from './segment-queue.js';
 
-export interface SpoolBatch {
-  /** Record payloads, oldest first; empty when the spool is. */
-  readonly payloads: Buffer[];
-  readonly position: SpoolPosition;
-  /** Records found corrupt while reading (the disk changed under us) and skipped for good. */
-  readonly skippedCorrupt: number;
+/** A fault the spool survived and reports rather than throws: nobody is waiting to be told. */
+export interface SpoolFault {
+  /**
+   * `sync-failed`: a background fsync (`interval`, or sealing a segment) failed: the last `records`
+   * appended may not survive a power loss; the segment takes no more records.
+   * `unlink-failed`: a replayed segment could not be deleted; it still counts against `maxBytes`
+   * and deletion is retried.
+   */
+  readonly kind: 'sync-failed' | 'unlink-failed';
+  readonly file: string;
+  readonly error: unknown;
+  readonly records?: number;
 }
 
 export class Spool {
-  /** Opens (or creates) the spool in `options.directory`, repairing it first (segment-files.ts). */
+  /** Opens (or creates) the spool in `options.directory`: locks it, then repairs it. */
   static open(options: SpoolOptions): Spool {
     const resolved = resolveSpoolOptions(options);
-    const { segments, recovery } = recoverSegments(resolved);
-    return new Spool(resolved, segments, recovery);
+    makeDirectory(resolved.fileSystem, resolved.directory, resolved.fsync !== 'never');
+    const unlock = lockDirectory(resolved.fileSystem, resolved.directory);
+    try {
+      const { segments, recovery } = recoverSegments(resolved);
+      return new Spool(resolved, segments, recovery, unlock);
+    } catch (error) {
+      unlock();
+      throw error;
+    }
   }
 
   readonly options: ResolvedSpoolOptions;
   /** What opening found and cut. */
   readonly recovery: SpoolRecovery;
-  private readonly segments: Segment[];
+  /** Told of every fault the spool reports instead of throwing (the publisher logs them). */
+  onFault: ((fault: SpoolFault) => void) | undefined;
+  private readonly queue: SegmentQueue;
+  private readonly fs: SpoolFileSystem;
   private tail: Segment | undefined;
   private nextId: number;
-  private diskBytes = 0;
-  private liveRecords = 0;
-  private dirty = false;
+  /** Records appended to the tail since its last fsync. */
+  private unsynced = 0;
   private fsyncTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
-  /** Records lost to the `drop-oldest` policy since open. */
-  droppedRecords = 0;
+  private readonly unlock: () => void;
 
-  private constructor(options: ResolvedSpoolOptions, segments: Segment[], recovery: SpoolRecovery) {
+  private constructor(
+    options: ResolvedSpoolOptions,
+    segments: Segment[],
+    recovery: SpoolRecovery,
+    unlock: () => void,
+  ) {
     this.options = options;
-    this.segments = segments;
+    this.fs = options.fileSystem;
+    this.queue = new SegmentQueue(this.fs, segments, {
+      removed: (segment) => {
+        if (segment === this.tail) this.sealTail();
+      },
+      unlinkFailed: (file, error) => this.report({ kind: 'unlink-failed', file, error }),
+    });
     this.recovery = recovery;
     this.nextId = recovery.nextId;
-    for (const segment of segments) this.diskBytes += segment.bytes;
-    this.liveRecords = recovery.records;
+    this.unlock = unlock;
   }
 
-  /** Records appended and not yet consumed or dropped. */
+  /** Records appended and not yet consumed, dropped or lost to damage. */
   get records(): number {
-    return this.liveRecords;
+    return this.queue.liveRecords;
   }
 
-  /** Bytes of all segment files (consumed records count until their segment is deleted). */
+  /** Bytes of all segment files (consumed records count until their file is deleted). */
   get bytes(): number {
-    return this.diskBytes;
+    return this.queue.diskBytes;
   }
 
   get isEmpty(): boolean {
-    return this.liveRecords === 0;
+    return this.queue.liveRecords === 0;
   }
 
-  /** Segment files on disk now. */
+  /** Segment files in the queue now. */
   get segmentCount(): number {
-    return this.segments.length;
+    return this.queue.segments.length;
+  }
+
+  /** Records lost to the `drop-oldest` policy since open. */
+  get droppedRecords(): number {
+    return this.queue.droppedRecords;
+  }
+
+  /** See SegmentQueue.peek. */
+  peek(maxRecords: number, maxBytes: number): SpoolBatch {
+    return this.queue.peek(maxRecords, maxBytes);
+  }
+
+  /** See SegmentQueue.consume: returns how many records the batch delivered. */
+  consume(position: SpoolPosition): number {
+    return this.queue.consume(position);
   }
 
   /**
    * Appends one record and applies the fsync policy before returning. Returns how many old records
-   * the `drop-oldest` policy deleted to make room (0 otherwise).
-   * @throws SpoolFullError under `reject` when the record does not fit; nothing is written.
-   * @throws RangeError when the record alone exceeds `segmentBytes`.
+   * the `drop-oldest` policy deleted to make room (0 otherwise). On any throw nothing was spooled,
+   * except for a SpoolSyncError with `kept: true`.
+   * @throws SpoolFullError when the record does not fit (always under `reject`).
+   * @throws SpoolSyncError under `always` when the fsync failed.
+   * @throws RangeError when the record alone exceeds `segmentBytes`; the errno error of a failed write.
    */
   append(payload: Uint8Array): number {
     if (this.closed) throw new Error('spool is closed');
@@ -98,171 +139,126 @@ export class Spool {
         `a record of ${recordBytes} bytes exceeds segmentBytes ${this.options.segmentBytes}`,
       );
     }
-    const dropped = this.makeRoom(recordBytes);
+    const droppedBefore = this.droppedRecords;
+    this.makeRoom(recordBytes);
     const tail = this.writableTail(recordBytes);
     const record = encodeRecord(payload);
-    const fs = this.options.fileSystem;
     try {
-      for (let written = 0; written < record.length; ) {
-        written += fs.writeSync(tail.writeFd!, record, written, record.length - written);
-      }
+      writeRecord(this.fs, tail, record);
     } catch (error) {
-      // A short write (ENOSPC) must not leave half a record for later records to follow.
-      fs.ftruncateSync(tail.writeFd!, tail.bytes);
+      if (tail.writeFd === undefined) this.sealTail(); // the stray bytes could not be cut
       throw error;
     }
-    tail.bytes += record.length;
-    tail.records++;
-    this.diskBytes += record.length;
-    this.liveRecords++;
-    this.dirty = true;
-    if (this.options.fsync === 'always') this.sync();
-    else if (this.options.fsync === 'interval' && this.fsyncTimer === undefined) {
+    if (this.options.fsync === 'always') this.syncAppended(tail, record.length);
+    this.commit(tail, record.length);
+    if (this.options.fsync === 'interval' && this.fsyncTimer === undefined) {
       this.fsyncTimer = setTimeout(() => {
         this.fsyncTimer = undefined;
-        this.sync();
+        this.syncQuietly();
       }, this.options.fsyncIntervalMs);
       this.fsyncTimer.unref();
     }
-    return dropped;
+    return this.droppedRecords - droppedBefore;
   }
 
-  /**
-   * Up to `maxRecords` of the oldest unconsumed records (from one segment, at most about
-   * `maxBytes` of them, but always at least one when the spool is not empty). Reading does not
-   * consume: pass `position` to `consume` once they are delivered.
-   */
-  peek(maxRecords: number, maxBytes: number): SpoolBatch {
-    let skippedCorrupt = 0;
-    for (;;) {
-      const head = this.segments[0];
-      if (head === undefined || head.readOffset === head.bytes) {
-        return { payloads: [], position: emptyPosition, skippedCorrupt };
-      }
-      const remaining = head.bytes - head.readOffset;
-      let chunk = this.read(head, head.readOffset, Math.min(remaining, maxBytes));
-      let scan = scanRecords(chunk, head.readOffset, head.bytes, maxRecords);
-      if (scan.records.length === 0 && scan.stop === 'torn' && chunk.length >= 4) {
-        // The first record alone is longer than maxBytes: read exactly it.
-        const whole = RECORD_HEADER_BYTES + chunk.readUInt32LE(0);
-        chunk = this.read(head, head.readOffset, Math.min(remaining, whole));
-        scan = scanRecords(chunk, head.readOffset, head.bytes, 1);
-      }
-      if (scan.records.length > 0) {
-        const last = scan.records[scan.records.length - 1]!;
-        const position = {
-          segmentId: head.id,
-          start: head.readOffset,
-          end: last.end,
-          records: scan.records.length,
-        };
-        return { payloads: scan.records.map((record) => record.payload), position, skippedCorrupt };
-      }
-      // Nothing good at the read offset although the file was verified: skip the rest of it.
-      const lost = head.records - head.consumed;
-      skippedCorrupt += lost;
-      this.consume({ segmentId: head.id, start: head.readOffset, end: head.bytes, records: lost });
-    }
-  }
-
-  /** Marks a peeked batch delivered; deletes its segment when nothing unconsumed is left in it. */
-  consume(position: SpoolPosition): void {
-    const head = this.segments[0];
-    // A stale batch: its segment was dropped (drop-oldest) or it was consumed already.
-    if (head === undefined || head.id !== position.segmentId || head.readOffset !== position.start) return;
-    head.readOffset = position.end;
-    head.consumed += position.records;
-    this.liveRecords -= position.records;
-    if (head.readOffset === head.bytes) this.removeHead();
-  }
-
-  /** Forces appended bytes to disk now (unless the policy is `never`). */
-  sync(): void {
-    if (!this.dirty || this.options.fsync === 'never' || this.tail?.writeFd === undefined) return;
-    this.options.fileSystem.fsyncSync(this.tail.writeFd);
-    this.dirty = false;
-  }
-
-  /** Syncs per the policy and closes every file. Appending afterwards throws. */
+  /** Syncs per the policy, closes every file and releases the directory. Appending afterwards throws. */
   close(): void {
     if (this.closed) return;
     if (this.fsyncTimer !== undefined) clearTimeout(this.fsyncTimer);
     this.fsyncTimer = undefined;
-    this.sync();
-    for (const segment of this.segments) this.closeFiles(segment);
+    this.syncQuietly();
+    for (const segment of this.queue.segments) closeSegment(this.fs, segment);
     this.closed = true;
+    this.unlock();
+  }
+
+  private report(fault: SpoolFault): void {
+    try {
+      this.onFault?.(fault);
+    } catch {
+      // A failing listener must not fail the spool.
+    }
+  }
+
+  /**
+   * Under `always`, the fsync of a just-written record (issue 18, defect 4: it used to throw after
+   * the record was counted, so a rejected publish was replayed anyway). The record is cut off
+   * again and the segment sealed: after a failed fsync Linux may drop the dirty pages and report
+   * the next fsync of the file as a success.
+   */
+  private syncAppended(tail: Segment, recordBytes: number): void {
+    try {
+      this.fs.fsyncSync(tail.writeFd!);
+    } catch (error) {
+      const removed = cutBack(this.fs, tail);
+      if (!removed) this.commit(tail, recordBytes);
+      this.sealTail();
+      throw new SpoolSyncError(!removed, { cause: error });
+    }
+  }
+
+  private commit(tail: Segment, recordBytes: number): void {
+    tail.bytes += recordBytes;
+    tail.records++;
+    this.queue.diskBytes += recordBytes;
+    this.queue.liveRecords++;
+    if (this.options.fsync !== 'always') this.unsynced++;
+  }
+
+  /**
+   * Forces the tail's appended bytes to disk unless the policy is `never`. A failure is reported,
+   * not thrown (issue 18, defect 5: from the `interval` timer it crashed the host process), and the
+   * tail is sealed so that later records go to a fresh file whose fsync means something.
+   */
+  private syncQuietly(): void {
+    const tail = this.tail;
+    if (this.unsynced === 0 || this.options.fsync === 'never' || tail?.writeFd === undefined) return;
+    try {
+      this.fs.fsyncSync(tail.writeFd);
+      this.unsynced = 0;
+    } catch (error) {
+      const records = this.unsynced;
+      this.sealTail();
+      this.report({ kind: 'sync-failed', file: tail.path, error, records });
+    }
+  }
+
+  /** The tail takes no more records; the next append starts a new segment. */
+  private sealTail(): void {
+    if (this.tail !== undefined) closeSegment(this.fs, this.tail, 'write');
+    this.tail = undefined;
+    this.unsynced = 0;
   }
 
   /** Under `drop-oldest`, deletes whole oldest segments (never the tail) until `recordBytes` fit. */
-  private makeRoom(recordBytes: number): number {
-    if (this.diskBytes + recordBytes <= this.options.maxBytes) return 0;
-    if (this.options.overflow === 'reject') {
-      throw new SpoolFullError(this.diskBytes, recordBytes, this.options.maxBytes);
+  private makeRoom(recordBytes: number): void {
+    const queue = this.queue;
+    queue.retryDeletes();
+    const fits = () => queue.diskBytes + recordBytes <= this.options.maxBytes;
+    if (fits()) return;
+    const { overflow, maxBytes } = this.options;
+    if (overflow === 'drop-oldest') {
+      while (!fits() && queue.segments[0] !== undefined && queue.segments[0] !== this.tail) queue.dropHead();
     }
-    let dropped = 0;
-    while (this.diskBytes + recordBytes > this.options.maxBytes && this.segments[0] !== this.tail) {
-      const head = this.segments[0]!;
-      dropped += head.records - head.consumed;
-      this.liveRecords -= head.records - head.consumed;
-      this.removeHead();
-    }
-    // maxBytes >= 2 * segmentBytes, so the tail plus one record always fits once it is alone.
-    this.droppedRecords += dropped;
-    return dropped;
+    // maxBytes >= 2 * segmentBytes, so the tail plus one record fits once it is alone, unless files
+    // that could not be deleted still hold the room.
+    if (!fits()) throw new SpoolFullError(queue.diskBytes, recordBytes, maxBytes, overflow);
   }
 
-  /** The tail segment if the record fits in it, else a new one (the old tail is synced and sealed). */
+  /**
+   * The tail segment if the record fits in it, else a new one. The new file is created before the
+   * old tail is sealed (issue 18, defect 2: when creating it failed, the spool kept a closed tail
+   * and every later rotation threw a TypeError): a failure leaves the spool as it was.
+   */
   private writableTail(recordBytes: number): Segment {
     const tail = this.tail;
     if (tail !== undefined && tail.bytes + recordBytes <= this.options.segmentBytes) return tail;
-    const fs = this.options.fileSystem;
-    if (tail !== undefined) {
-      this.sync();
-      fs.closeSync(tail.writeFd!);
-      tail.writeFd = undefined;
-    }
-    this.dirty = false;
-    const id = this.nextId++;
-    const segment = newSegment(this.options.directory, id, undefined);
-    // 'wx': a new file, never an old one reused.
-    segment.writeFd = fs.openSync(segment.path, 'wx');
-    if (this.options.fsync !== 'never') syncDirectory(fs, this.options.directory);
-    this.segments.push(segment);
+    const { directory, fsync } = this.options;
+    const segment = createSegment(this.fs, directory, this.nextId++, fsync !== 'never');
+    this.syncQuietly();
+    this.sealTail();
+    this.queue.segments.push(segment);
     this.tail = segment;
     return segment;
   }
-
-  private read(segment: Segment, position: number, length: number): Buffer {
-    const fs = this.options.fileSystem;
-    segment.readFd ??= fs.openSync(segment.path, 'r');
-    const buffer = Buffer.allocUnsafe(length);
-    let filled = 0;
-    while (filled < length) {
-      const count = fs.readSync(segment.readFd, buffer, filled, length - filled, position + filled);
-      if (count === 0) break;
-      filled += count;
-    }
-    return buffer.subarray(0, filled);
-  }
-
-  private removeHead(): void {
-    const head = this.segments.shift()!;
-    this.closeFiles(head);
-    if (head === this.tail) {
-      this.tail = undefined;
-      this.dirty = false;
-    }
-    this.options.fileSystem.unlinkSync(head.path);
-    this.diskBytes -= head.bytes;
-  }
-
-  private closeFiles(segment: Segment): void {
-    const fs = this.options.fileSystem;
-    if (segment.writeFd !== undefined) fs.closeSync(segment.writeFd);
-    if (segment.readFd !== undefined) fs.closeSync(segment.readFd);
-    segment.writeFd = undefined;
-    segment.readFd = undefined;
-  }
 }
-
-const emptyPosition: SpoolPosition = Object.freeze({ segmentId: 0, start: 0, end: 0, records: 0 });

@@ -107,6 +107,23 @@ it('delivers every acknowledged event after a SIGKILL while spooling and a torn 
   await progress.until('direct deliveries', () => acks('delivered') >= 50);
   await proxy.setMode('blackhole');
   await progress.until('spooled events', () => acks('spooled') >= 300);
+  // Issue 18, defect 6: a `--drain` run next to the live publisher is refused (it used to replay
+  // and delete segments the publisher was appending to) and touches nothing.
+  const intruder = run([...common, '--drain'], progress);
+  let intruderExit: { code: number | null } | undefined;
+  void intruder.exited.then((exit) => {
+    intruderExit = exit;
+    progress.notify();
+  });
+  await progress.until('the second process to give up', () => intruderExit !== undefined, 5_000);
+  expect(intruderExit).toEqual({ code: 1, signal: null });
+  expect(intruder.stderr).toMatchObject([
+    {
+      level: 'error',
+      event: 'spool-locked',
+      message: expect.stringMatching(`in use by process ${first.process.pid}`),
+    },
+  ]);
   first.process.kill('SIGKILL');
   expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
   const acknowledged = new Set(

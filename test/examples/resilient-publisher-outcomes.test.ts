@@ -5,11 +5,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../examples/resilient-publisher/monitor.js';
 import { ResilientPublisher } from '../../examples/resilient-publisher/publisher.js';
-import { SpoolFullError, type SpoolOptions } from '../../examples/resilient-publisher/spool-options.js';
+import { SpoolFullError } from '../../examples/resilient-publisher/spool-errors.js';
+import type { SpoolOptions } from '../../examples/resilient-publisher/spool-options.js';
 import { RespireServerError } from '../../src/index.js';
 import { useTestClients } from '../client/support.js';
 import type { FaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { Progress } from './resilient-publisher-kit.js';
 import { useScratchDirs } from './resilient-publisher-spool-kit.js';
 
 const server = useRedisServer();
@@ -25,25 +27,31 @@ interface Rig {
   proxy: FaultProxy;
   publisher: ResilientPublisher;
   logs: LogEntry[];
+  progress: Progress;
 }
 
 async function rig(spool: Partial<SpoolOptions> = {}, withBreaker = true): Promise<Rig> {
   const { proxy, client } = await proxied({
     commandTimeout: 50,
     acquireTimeout: 50,
-    connectTimeout: 50,
+    connectTimeout: 1_000, // the first connect on a loaded 2-core machine; nothing here times it
     reconnect: () => 10,
     circuitBreaker: withBreaker ? { minimumFailureCount: 2, openDuration: 60_000 } : null,
   });
   const logs: LogEntry[] = [];
+  const progress = new Progress();
   const publisher = new ResilientPublisher(client, {
     stream: 'outcomes:events',
     deadlineMs: 50,
     spool: { directory: scratch(), fsync: 'never', ...spool },
-    logger: (entry) => logs.push(entry),
+    replayRetryMs: 1,
+    logger: (entry) => {
+      logs.push(entry);
+      progress.notify();
+    },
   });
   cleanups.push(() => publisher.close());
-  return { proxy, publisher, logs };
+  return { proxy, publisher, logs, progress };
 }
 
 const events = (logs: LogEntry[]) => logs.map((entry) => entry.event);
@@ -77,16 +85,20 @@ describe('publish outcomes', () => {
   });
 
   it('drop-oldest policy: every call is spooled, the oldest events go, each drop is logged', async () => {
-    const { proxy, publisher, logs } = await rig({
+    const { proxy, publisher, logs, progress } = await rig({
       segmentBytes: 256,
       maxBytes: 512,
       overflow: 'drop-oldest',
     });
     await proxy.setMode('reset');
     for (let i = 0; i < 40; i++) expect(await publisher.publish(`event ${i}`)).toBe('spooled');
-    const { dropped, spooled, spooledEvents } = publisher.stats;
+    // A replay batch in flight when its segment went is counted once it fails (issue 18, defect 8):
+    // when the replayer retries, a moment later.
+    const accounted = () =>
+      publisher.stats.spooledEvents === publisher.stats.spooled - publisher.stats.dropped;
+    await progress.until('every spooled event accounted for', accounted);
+    const { dropped } = publisher.stats;
     expect(dropped).toBeGreaterThan(0);
-    expect(spooledEvents).toBe(spooled - dropped);
     const drops = logs.filter((entry) => entry.event === 'spool-dropped');
     expect(drops.reduce((sum, entry) => sum + (entry.droppedEvents as number), 0)).toBe(dropped);
   });

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
+import type { Spool } from '../../examples/resilient-publisher/spool.js';
 import type { SpoolFileSystem } from '../../examples/resilient-publisher/spool-options.js';
 
 export function useScratchDirs(): () => string {
@@ -59,4 +60,24 @@ export function countingFileSystem(): { fileSystem: SpoolFileSystem; syncs: stri
 export function payload(index: number, size = 20): Buffer {
   const text = `event-${index}-`;
   return Buffer.from(text.padEnd(size, '.'));
+}
+
+/** Peeks and consumes everything: the payloads, oldest first. */
+export function drainSpool(spool: Spool): Buffer[] {
+  const out: Buffer[] = [];
+  for (let batch = spool.peek(1000, 1 << 20); batch.payloads.length > 0; batch = spool.peek(1000, 1 << 20)) {
+    out.push(...batch.payloads);
+    spool.consume(batch.position);
+  }
+  return out;
+}
+
+/** What `run` throws (undefined when it returns). */
+export function thrown(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
 }

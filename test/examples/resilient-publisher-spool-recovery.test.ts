@@ -1,13 +1,19 @@
 // Crash safety of the resilient publisher's spool: a torn or corrupt record at the end of a
 // segment file is found when the spool opens, cut off the file, and never replayed; everything
-// before it is replayed in order. Also damage found later, while replaying.
+// before it is replayed in order. Damage in the middle of a file: resilient-publisher-spool-corruption.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RECORD_HEADER_BYTES } from '../../examples/resilient-publisher/record-codec.js';
 import { Spool } from '../../examples/resilient-publisher/spool.js';
 import type { SpoolOptions } from '../../examples/resilient-publisher/spool-options.js';
-import { lastSegment, payload, segmentFiles, useScratchDirs } from './resilient-publisher-spool-kit.js';
+import {
+  drainSpool,
+  lastSegment,
+  payload,
+  segmentFiles,
+  useScratchDirs,
+} from './resilient-publisher-spool-kit.js';
 
 const scratch = useScratchDirs();
 const spools: Spool[] = [];
@@ -32,14 +38,7 @@ function written(count: number, perSegment = 100): string {
   return directory;
 }
 
-function readAll(spool: Spool): string[] {
-  const out: string[] = [];
-  for (let batch = spool.peek(1000, 1 << 20); batch.payloads.length > 0; batch = spool.peek(1000, 1 << 20)) {
-    out.push(...batch.payloads.map(String));
-    spool.consume(batch.position);
-  }
-  return out;
-}
+const readAll = (spool: Spool) => drainSpool(spool).map(String);
 
 const expected = (count: number, from = 0) =>
   Array.from({ length: count }, (_, i) => payload(from + i).toString());
@@ -114,25 +113,5 @@ describe('spool recovery on open', () => {
     open({ directory }).close();
     const again = open({ directory });
     expect(again.recovery).toMatchObject({ cuts: [], records: 4 });
-  });
-});
-
-describe('damage found while replaying', () => {
-  it('skips the rest of the segment and reports how many records were lost', () => {
-    const directory = written(6, 3);
-    const spool = open({ directory });
-    const [first] = segmentFiles(directory);
-    const file = path.join(directory, first!);
-    const bytes = fs.readFileSync(file);
-    bytes[RECORD + RECORD_HEADER_BYTES]! ^= 0xff; // the second record of the first segment
-    fs.writeFileSync(file, bytes);
-
-    const good = spool.peek(100, 1 << 20);
-    expect(good.payloads.map(String)).toEqual(expected(1));
-    spool.consume(good.position);
-    const next = spool.peek(100, 1 << 20);
-    expect(next.skippedCorrupt).toBe(2);
-    expect(next.payloads.map(String)).toEqual(expected(3, 3));
-    expect(segmentFiles(directory)).not.toContain(first);
   });
 });

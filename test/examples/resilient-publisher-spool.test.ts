@@ -5,11 +5,14 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RECORD_HEADER_BYTES } from '../../examples/resilient-publisher/record-codec.js';
 import { Spool } from '../../examples/resilient-publisher/spool.js';
-import { SpoolFullError, type SpoolOptions } from '../../examples/resilient-publisher/spool-options.js';
+import { SpoolFullError } from '../../examples/resilient-publisher/spool-errors.js';
+import type { SpoolOptions } from '../../examples/resilient-publisher/spool-options.js';
 import {
   countingFileSystem,
+  drainSpool,
   payload,
   segmentFiles,
+  thrown,
   totalSegmentBytes,
   useScratchDirs,
 } from './resilient-publisher-spool-kit.js';
@@ -28,14 +31,7 @@ function open(options: Partial<SpoolOptions> & { directory: string }): Spool {
 }
 
 /** Peeks and consumes everything; returns the payloads as text. */
-function drain(spool: Spool): string[] {
-  const out: string[] = [];
-  for (let batch = spool.peek(1000, 1 << 20); batch.payloads.length > 0; batch = spool.peek(1000, 1 << 20)) {
-    out.push(...batch.payloads.map((p) => p.toString()));
-    spool.consume(batch.position);
-  }
-  return out;
-}
+const drain = (spool: Spool) => drainSpool(spool).map(String);
 
 const RECORD = RECORD_HEADER_BYTES + 20; // 28 bytes per test record
 
@@ -106,13 +102,7 @@ describe('size bound', () => {
     const directory = scratch();
     const spool = open({ directory, segmentBytes: 4 * RECORD, maxBytes: 8 * RECORD, overflow: 'reject' });
     for (let i = 0; i < 8; i++) expect(spool.append(payload(i))).toBe(0);
-    const error = (() => {
-      try {
-        spool.append(payload(8));
-      } catch (caught) {
-        return caught;
-      }
-    })();
+    const error = thrown(() => spool.append(payload(8)));
     expect(error).toBeInstanceOf(SpoolFullError);
     expect((error as Error).message).toMatch(/spool full: 224 of 224 bytes used.*not spooled.*"reject"/);
     expect(spool.bytes).toBe(8 * RECORD);
@@ -142,19 +132,30 @@ describe('size bound', () => {
     expect(drain(spool)).toEqual(Array.from({ length: 6 }, (_, i) => payload(i + 24).toString()));
   });
 
-  it('drop-oldest: a batch peeked from a dropped segment consumes nothing', () => {
-    const spool = open({
-      directory: scratch(),
-      segmentBytes: 2 * RECORD,
-      maxBytes: 4 * RECORD,
-      overflow: 'drop-oldest',
-    });
+  it('drop-oldest: a batch in flight when its segment is dropped is not counted dropped (issue 18, defect 8)', () => {
+    const options = { segmentBytes: 2 * RECORD, maxBytes: 4 * RECORD, overflow: 'drop-oldest' as const };
+    const spool = open({ directory: scratch(), ...options });
     for (let i = 0; i < 4; i++) spool.append(payload(i));
-    const stale = spool.peek(100, 1 << 20);
-    expect(spool.append(payload(4))).toBe(2); // drops the segment `stale` came from
-    spool.consume(stale.position);
+    const inFlight = spool.peek(1, 1 << 20); // record 0
+    expect(spool.append(payload(4))).toBe(1); // drops the segment of 0 and 1: only 1 is lost
+    expect(spool.droppedRecords).toBe(1);
+    // The batch succeeded: it was delivered, once; a second consume changes nothing.
+    expect(spool.consume(inFlight.position)).toBe(1);
+    expect(spool.consume(inFlight.position)).toBe(0);
     expect(spool.records).toBe(3);
     expect(drain(spool)).toEqual([2, 3, 4].map((i) => payload(i).toString()));
+  });
+
+  it('drop-oldest: a batch in flight when its segment is dropped, and then failed, is lost and counted then', () => {
+    const options = { segmentBytes: 2 * RECORD, maxBytes: 4 * RECORD, overflow: 'drop-oldest' as const };
+    const spool = open({ directory: scratch(), ...options });
+    for (let i = 0; i < 4; i++) spool.append(payload(i));
+    spool.peek(2, 1 << 20); // records 0 and 1, never consumed
+    expect(spool.append(payload(4))).toBe(0);
+    const next = spool.peek(100, 1 << 20);
+    expect(next.droppedInFlight).toBe(2);
+    expect(spool.droppedRecords).toBe(2);
+    expect(next.payloads.map(String)).toEqual([2, 3].map((i) => payload(i).toString()));
   });
 });
 
