@@ -52,7 +52,7 @@ const TRY_AGAIN: ClusterRedirect = Object.freeze({ kind: 'tryagain' });
 const CLUSTER_DOWN: ClusterRedirect = Object.freeze({ kind: 'clusterdown' });
 
 /** `MOVED <slot> <host>:<port>`, as cluster.c `clusterRedirectClient` writes it. */
-const REDIRECT = /^\S+ (\d{1,5})(?: (\S*))?/;
+const REDIRECT = /^\S+ (\d{1,5})(?:$| (\S*))/;
 
 function readRedirect(
   kind: 'moved' | 'ask',

@@ -120,14 +120,23 @@ export function buildTopology(shards: readonly AnnouncedShard[]): ClusterTopolog
   return freezeTopology(nodes, slots, byKey);
 }
 
-/** The finished topology: nodes and their replica lists frozen, so no holder can change another's view. */
+/**
+ * The finished topology: nodes and their replica lists frozen, so no holder can change another's
+ * view. A frozen node table (another topology's) is shared as it is.
+ */
 export function freezeTopology(
   nodes: readonly ClusterNode[],
   slots: Uint16Array,
   byKey: ReadonlyMap<string, number>,
 ): ClusterTopology {
-  const frozen = nodes.map((node) =>
-    Object.isFrozen(node) ? node : Object.freeze({ ...node, replicas: Object.freeze([...node.replicas]) }),
-  );
-  return Object.freeze({ nodes: Object.freeze(frozen), slots, byKey });
+  const frozen = Object.isFrozen(nodes)
+    ? nodes
+    : Object.freeze(
+        nodes.map((node) =>
+          Object.isFrozen(node)
+            ? node
+            : Object.freeze({ ...node, replicas: Object.freeze([...node.replicas]) }),
+        ),
+      );
+  return Object.freeze({ nodes: frozen, slots, byKey });
 }
