@@ -11,7 +11,8 @@ const COMMAND = 'CLUSTER SLOTS';
  * The topology a `CLUSTER SLOTS` reply describes (rules: topology.ts `buildTopology`). Each range
  * is a shard of its own; a node repeated over ranges (non-contiguous slots) is one node. The port
  * is the one the server chose for clients (the TLS port of a `tls-cluster` server). The server
- * leaves failed replicas out and gives no health, so every node is `online`. Elements after the
+ * gives no health: it leaves failed replicas out but keeps a failed primary (observed on 7.0.15),
+ * so every node is `online` and a dead primary shows when its connection fails. Elements after the
  * node id (metadata, since 7.0) and extra elements of a range are ignored; servers before 4.0 give
  * no id.
  *

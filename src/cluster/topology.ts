@@ -12,7 +12,7 @@ export type ClusterRole = 'primary' | 'replica';
 
 /**
  * `CLUSTER SHARDS` health: `online`, `failed` (7.0.15 sends `fail`, the docs say `failed`) or
- * `loading`. `CLUSTER SLOTS` leaves failed replicas out and says nothing more, so its nodes are
+ * `loading`. `CLUSTER SLOTS` gives no health (it leaves failed replicas out), so its nodes are
  * `online`.
  */
 export type NodeHealth = 'online' | 'failed' | 'loading';

@@ -24,7 +24,7 @@ function shardNode(fields: Record<string, RespValue>): Map<RespValue, RespValue>
   );
 }
 
-function shards(...entries: [RespValue[], Map<RespValue, RespValue>[]][]): RespValue {
+function shards(...entries: [RespValue[], RespValue[]][]): RespValue[] {
   return entries.map(
     ([slots, nodes]) =>
       new Map<RespValue, RespValue>([
