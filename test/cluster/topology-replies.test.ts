@@ -48,129 +48,64 @@ function checkRecorded(name: keyof typeof RECORDED, command: 'shards' | 'slots',
   }
 }
 
+/** A shard as both commands list it: the primary, then its replica (an online replica only is listed as one). */
+const shard = (port: number, replicaPort: number, primaryHealth = 'online', replicaHealth = 'online') => [
+  primary(port, replicaHealth === 'online' ? [replicaPort] : [], primaryHealth),
+  replica(replicaPort, port, replicaHealth),
+];
+/** SHARDS lists the shard of 27103 first; SLOTS goes by slot. */
+const STABLE_SHARDS = [...shard(27103, 27106), ...shard(27101, 27104), ...shard(27102, 27105)];
+const STABLE_SLOTS = [...shard(27101, 27104), ...shard(27102, 27105), ...shard(27103, 27106)];
+/** After the failover: 27105 promoted, 27102 a slotless failed primary; SLOTS lists the live ones. */
+const FAILOVER_SHARDS = (primaryHealth: string) => [
+  ...shard(27103, 27106, primaryHealth, 'failed'),
+  primary(27105),
+  ...shard(27101, 27104),
+  primary(27102, [], 'failed'),
+];
+const FAILOVER_SLOTS = [...shard(27101, 27104), primary(27105), primary(27103)];
+
 describe('CLUSTER SHARDS and CLUSTER SLOTS, as recorded from 7.0.15', () => {
   it('a stable cluster: three primaries with a replica each', () => {
-    const nodes = [
-      primary(27103, [27106]),
-      replica(27106, 27103),
-      primary(27101, [27104]),
-      replica(27104, 27101),
-      primary(27102, [27105]),
-      replica(27105, 27102),
-    ];
-    checkRecorded('stable', 'shards', { nodes, ranges: STABLE_RANGES });
-    const slotsOrder = [
-      primary(27101, [27104]),
-      replica(27104, 27101),
-      primary(27102, [27105]),
-      replica(27105, 27102),
-      primary(27103, [27106]),
-      replica(27106, 27103),
-    ];
-    checkRecorded('stable', 'slots', { nodes: slotsOrder, ranges: STABLE_RANGES });
+    checkRecorded('stable', 'shards', { nodes: STABLE_SHARDS, ranges: STABLE_RANGES });
+    checkRecorded('stable', 'slots', { nodes: STABLE_SLOTS, ranges: STABLE_RANGES });
   });
 
   it('replicas still loading are listed but are nobody’s replicas for traffic', () => {
+    const loading = (port: number) => [primary(port), replica(port + 3, port, 'loading')];
     checkRecorded('loading', 'shards', {
-      nodes: [
-        primary(27203),
-        replica(27206, 27203, 'loading'),
-        primary(27202),
-        replica(27205, 27202, 'loading'),
-        primary(27201),
-        replica(27204, 27201, 'loading'),
-      ],
+      nodes: [...loading(27203), ...loading(27202), ...loading(27201)],
       ranges: THIRDS.map((range, i) => `${range} ${at(27201 + i)}`),
     });
   });
 
   it('a migrated slot splits its owners’ ranges; a node listed per range is one node', () => {
     const ranges = MIGRATED(at(27101), at(27102), at(27103));
-    checkRecorded('migrated', 'shards', {
-      nodes: [
-        primary(27103, [27106]),
-        replica(27106, 27103),
-        primary(27101, [27104]),
-        replica(27104, 27101),
-        primary(27102, [27105]),
-        replica(27105, 27102),
-      ],
-      ranges,
-    });
-    checkRecorded('migrated', 'slots', {
-      nodes: [
-        primary(27101, [27104]),
-        replica(27104, 27101),
-        primary(27102, [27105]),
-        replica(27105, 27102),
-        primary(27103, [27106]),
-        replica(27106, 27103),
-      ],
-      ranges,
-    });
+    checkRecorded('migrated', 'shards', { nodes: STABLE_SHARDS, ranges });
+    checkRecorded('migrated', 'slots', { nodes: STABLE_SLOTS, ranges });
   });
 
   it('a failed replica (7.0.15 says `fail`) is kept out of its primary’s replicas; SLOTS leaves it out', () => {
     const ranges = MIGRATED(at(27101), at(27102), at(27103));
-    checkRecorded('replicaFailed', 'shards', {
-      nodes: [
-        primary(27103),
-        replica(27106, 27103, 'failed'),
-        primary(27101, [27104]),
-        replica(27104, 27101),
-        primary(27102, [27105]),
-        replica(27105, 27102),
-      ],
-      ranges,
-    });
-    checkRecorded('replicaFailed', 'slots', {
-      nodes: [
-        primary(27101, [27104]),
-        replica(27104, 27101),
-        primary(27102, [27105]),
-        replica(27105, 27102),
-        primary(27103),
-      ],
-      ranges,
-    });
+    const nodes = [
+      ...shard(27103, 27106, 'online', 'failed'),
+      ...shard(27101, 27104),
+      ...shard(27102, 27105),
+    ];
+    checkRecorded('replicaFailed', 'shards', { nodes, ranges });
+    checkRecorded('replicaFailed', 'slots', { nodes: [...STABLE_SLOTS.slice(0, 4), primary(27103)], ranges });
   });
 
   it('after a failover the promoted replica owns the slots and the old primary is a slotless failed node', () => {
     const ranges = MIGRATED(at(27101), at(27105), at(27103));
-    checkRecorded('failover', 'shards', {
-      nodes: [
-        primary(27103),
-        replica(27106, 27103, 'failed'),
-        primary(27105),
-        primary(27101, [27104]),
-        replica(27104, 27101),
-        primary(27102, [], 'failed'),
-      ],
-      ranges,
-    });
-    checkRecorded('failover', 'slots', {
-      nodes: [primary(27101, [27104]), replica(27104, 27101), primary(27105), primary(27103)],
-      ranges,
-    });
+    checkRecorded('failover', 'shards', { nodes: FAILOVER_SHARDS('online'), ranges });
+    checkRecorded('failover', 'slots', { nodes: FAILOVER_SLOTS, ranges });
   });
 
   it('a failed primary keeps its slots with its health, for the router to see; SLOTS gives no health', () => {
     const ranges = MIGRATED(at(27101), at(27105), at(27103));
-    checkRecorded('primaryFailed', 'shards', {
-      nodes: [
-        primary(27103, [], 'failed'),
-        replica(27106, 27103, 'failed'),
-        primary(27105),
-        primary(27101, [27104]),
-        replica(27104, 27101),
-        primary(27102, [], 'failed'),
-      ],
-      ranges,
-    });
-    checkRecorded('primaryFailed', 'slots', {
-      nodes: [primary(27101, [27104]), replica(27104, 27101), primary(27105), primary(27103)],
-      ranges,
-    });
+    checkRecorded('primaryFailed', 'shards', { nodes: FAILOVER_SHARDS('failed'), ranges });
+    checkRecorded('primaryFailed', 'slots', { nodes: FAILOVER_SLOTS, ranges });
   });
 
   it('`?` endpoints (hostname preferred, none announced) are unusable: their slots stay unassigned', () => {
