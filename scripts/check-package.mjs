@@ -27,6 +27,7 @@ const ENTRY_POINTS = {
   ],
   'respire/resp': ['RespDecoder', 'encodeCommand', 'RespireProtocolError', 'RespireServerError'],
   'respire/breaker': ['CircuitBreaker'],
+  'respire/cluster': ['keySlot'],
 };
 
 /** Files the published package must hold besides the `exports` targets publint checks. */
@@ -83,6 +84,16 @@ if (main && resp) {
     if (bytes.toString('latin1') !== '*1\\r\\n$4\\r\\nPING\\r\\n') problems.push('encodeCommand([PING]) gave ' + JSON.stringify(bytes.toString('latin1')));
   } catch (error) {
     problems.push('encodeCommand threw: ' + (error && error.message));
+  }
+}
+const cluster = loaded['respire/cluster'];
+if (cluster) {
+  // CRC16/XMODEM's check value (PROTOCOL.md 2.1): the built code computes slots, not just loads.
+  try {
+    const slot = cluster.keySlot('123456789');
+    if (slot !== 0x31c3) problems.push('keySlot("123456789") gave ' + slot);
+  } catch (error) {
+    problems.push('keySlot threw: ' + (error && error.message));
   }
 }
 console.log(JSON.stringify(problems));

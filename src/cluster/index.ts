@@ -1,0 +1,3 @@
+// `respire/cluster`: what Cluster users may compute without a client, such as a key's hash slot.
+
+export { keySlot, SLOT_COUNT } from './key-slot.js';
