@@ -44,6 +44,9 @@ class LazyRedisServer implements RedisServer {
   get port(): number {
     return this.server.port;
   }
+  get busPort(): number {
+    return this.server.busPort;
+  }
   get url(): string {
     return this.server.url;
   }
