@@ -2,6 +2,7 @@
 // block), started in beforeAll and stopped in afterAll, with logs printed when a test fails.
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { type RedisCluster, type RedisClusterOptions, startRedisCluster } from './redis-cluster.js';
+import { type RedisSentinelGroup, type RedisSentinelOptions, startRedisSentinel } from './redis-sentinel.js';
 import {
   type RedisExit,
   type RedisServer,
@@ -82,22 +83,37 @@ class LazyRedisServer implements RedisServer {
 
 /**
  * Registers hooks that start one Redis Cluster before the tests of the current scope (share it per
- * file: it takes seconds) and stop it after; every node's log is printed when a test fails.
- * The returned handle forwards to that cluster; reading it outside a test or hook throws.
+ * file: it takes seconds) and stop it after. Reading the handle outside a test or hook throws.
  */
 export function useRedisCluster(options: RedisClusterOptions = {}): RedisCluster {
-  let target: RedisCluster | undefined;
+  return useStarted(() => startRedisCluster(options), 'the Redis Cluster');
+}
+
+/**
+ * Registers hooks that start a primary, its replicas and sentinels before the tests of the current
+ * scope and stop them after. Reading the handle outside a test or hook throws.
+ */
+export function useRedisSentinel(options: RedisSentinelOptions = {}): RedisSentinelGroup {
+  return useStarted(() => startRedisSentinel(options), 'the sentinel group');
+}
+
+/** beforeAll starts, afterAll stops, a failed test prints every process's log. */
+function useStarted<T extends { stop(): Promise<void>; logs(): string }>(
+  start: () => Promise<T>,
+  what: string,
+): T {
+  let target: T | undefined;
   beforeAll(async () => {
-    target = await startRedisCluster(options);
+    target = await start();
   });
   afterAll(async () => {
     await target?.stop();
     target = undefined;
   });
   afterEach((context) => {
-    if (context.task.result?.state === 'fail' && target) console.error(`cluster logs:\n${target.logs()}`);
+    if (context.task.result?.state === 'fail' && target) console.error(`${what}, logs:\n${target.logs()}`);
   });
-  return lazyHandle(() => target, 'the Redis Cluster');
+  return lazyHandle(() => target, what);
 }
 
 /**
