@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { adminCommand, fieldsOf, infoFields, type Reply, ReplyError } from './admin-command.js';
 import { parseClusterNodes } from './cluster-view.js';
+import { isProcessAlive } from './process-alive.js';
 import type { ClusterNode, RedisCluster } from './redis-cluster.js';
 import { startRedisCluster } from './redis-cluster.js';
 import { useRedisCluster } from './vitest-redis.js';
@@ -25,15 +26,6 @@ async function ownerSeenBy(node: ClusterNode, slot: number): Promise<string | un
   return view.find(
     (entry) => entry.role === 'primary' && entry.slots.some(([a, b]) => slot >= a && slot <= b),
   )?.id;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('startRedisCluster', () => {
@@ -128,7 +120,7 @@ describe('startRedisCluster', () => {
     const replica = cluster.replicasOf(primary)[0]!;
     const pid = cluster.server(primary).pid;
     const promoted = await cluster.killPrimary(primary);
-    expect(isAlive(pid)).toBe(false);
+    expect(isProcessAlive(pid)).toBe(false);
     expect(promoted).toMatchObject({ id: replica.id, role: 'primary', slots: primary.slots });
     expect(cluster.node(primary).running).toBe(false);
     expect(cluster.endpoints).toHaveLength(5);
@@ -163,7 +155,7 @@ describe('startRedisCluster options', () => {
       await small.stop();
       small = undefined;
       for (const server of servers) {
-        expect(isAlive(server.pid)).toBe(false);
+        expect(isProcessAlive(server.pid)).toBe(false);
         expect(existsSync(server.dir)).toBe(false);
       }
     } finally {

@@ -1,21 +1,15 @@
 // Starts a Redis Cluster of real redis-server processes on free loopback ports (3 primaries with a
 // replica each by default), waits until every node agrees, drives failovers, and always stops it.
 // No vitest import here: `npm run bench` compiles and uses this file too (see vitest-redis.ts).
-import { type AdminOptions, adminCommand, fieldsOf, infoFields, type Reply } from './admin-command.js';
+import { type AdminOptions, type AdminTarget, adminCommand, type Reply } from './admin-command.js';
+import { clusterAgreement, everyoneKnowsEveryone, type RunningNode } from './cluster-agreement.js';
 import {
   finishSlotMigration,
   type MigrationContext,
   moveSlotKeys,
   startSlotMigration,
 } from './cluster-migration.js';
-import {
-  disagreement,
-  type NodeEntry,
-  parseClusterNodes,
-  type SlotRange,
-  slotInRanges,
-  splitSlots,
-} from './cluster-view.js';
+import { type NodeEntry, type SlotRange, slotInRanges, splitSlots } from './cluster-view.js';
 import { type RedisServer, startRedisServer } from './redis-server.js';
 import type { WireArgument } from './resp-wire.js';
 import { waitUntil } from './wait-until.js';
@@ -245,7 +239,12 @@ class RedisClusterProcess implements RedisCluster, MigrationContext {
     for (const other of others) {
       await this.ask(first!, ['CLUSTER', 'MEET', other.host, other.port, other.busPort]);
     }
-    await waitUntil('every node to know every other', () => this.everyoneKnowsEveryone(), this.waitOptions());
+    const targets = this.servers.map((server) => this.target(server));
+    await waitUntil(
+      'every node to know every other',
+      () => everyoneKnowsEveryone(targets),
+      this.waitOptions(),
+    );
     await Promise.all(
       this.servers.slice(primaryCount).map((server, index) => {
         const primaryId = this.ids[Math.floor(index / replicasEach)]!;
@@ -330,88 +329,29 @@ class RedisClusterProcess implements RedisCluster, MigrationContext {
   }
 
   private ask(server: RedisServer, args: readonly WireArgument[]): Promise<Reply> {
-    return adminCommand({ host: server.host, port: server.port, password: this.options.password }, args);
+    return adminCommand(this.target(server), args);
   }
 
-  private runningServers(): [string, RedisServer][] {
-    return this.ids.flatMap((id, index) => (this.down.has(id) ? [] : [[id, this.servers[index]!] as const]));
+  private target(server: RedisServer): AdminTarget {
+    return { host: server.host, port: server.port, password: this.options.password };
   }
 
-  private async everyoneKnowsEveryone(): Promise<true | string> {
-    for (const server of this.servers) {
-      const view = parseClusterNodes(String(await this.ask(server, ['CLUSTER', 'NODES'])));
-      const pending = view.find((entry) => entry.flags.includes('handshake'));
-      if (view.length < this.servers.length || pending) return `port ${server.port} knows ${view.length}`;
-    }
-    return true;
+  private runningNodes(): RunningNode[] {
+    return this.ids.flatMap((id, index) =>
+      this.down.has(id) ? [] : [{ id, target: this.target(this.servers[index]!) }],
+    );
   }
 
-  /**
-   * Every running node: the same view (disagreement()), `cluster_state:ok`, killed nodes flagged
-   * `fail`, replicas with their link up, and no slot left migrating or importing; then `extra`.
-   */
+  /** Agreement (cluster-agreement.ts), then `extra`; the agreed view becomes `nodes`. */
   private async agreement(extra?: (view: NodeEntry[]) => true | string): Promise<true | string> {
-    const running = this.runningServers();
-    const views = new Map<string, NodeEntry[]>();
-    for (const [id, server] of running) {
-      views.set(id, parseClusterNodes(String(await this.ask(server, ['CLUSTER', 'NODES']))));
-    }
-    const agreed = disagreement(views, this.ids);
-    if (agreed !== true) return agreed;
-    for (const [id, server] of running) {
-      const view = views.get(id)!;
-      for (const dead of this.down) {
-        if (!view.find((entry) => entry.id === dead)?.flags.includes('fail'))
-          return `${id} has not failed ${dead}`;
-      }
-      const self = view.find((entry) => entry.flags.includes('myself'))!;
-      const unhealthy = shardHealth(await this.ask(server, ['CLUSTER', 'SHARDS'])).find(
-        ([node, health]) => !this.down.has(node) && health !== 'online',
-      );
-      // A client skips `loading` nodes (PROTOCOL.md §2.4): wait until replicas report `online`.
-      if (unhealthy) return `${id} reports ${unhealthy[0]} ${unhealthy[1]} in CLUSTER SHARDS`;
-      if (self.migrating.length + self.importing.length > 0) return `${id} has a slot in migration`;
-      const info = await infoFields({ host: server.host, port: server.port, password: this.password }, [
-        'CLUSTER',
-        'INFO',
-      ]);
-      if (info.cluster_state !== 'ok') return `${id} says cluster_state:${info.cluster_state}`;
-      if (self.role === 'replica') {
-        const replication = await infoFields(
-          { host: server.host, port: server.port, password: this.password },
-          ['INFO', 'replication'],
-        );
-        if (replication.master_link_status !== 'up')
-          return `replica ${id} has its link ${replication.master_link_status}`;
-      }
-    }
-    const view = views.values().next().value!;
-    const covered = view
-      .filter((entry) => entry.role === 'primary')
-      .reduce((sum, entry) => sum + slotCount(entry.slots), 0);
-    if (covered !== 16384) return `only ${covered} slots are assigned`;
-    const outcome = extra ? extra(view) : true;
-    if (outcome === true) this.view = view;
-    return outcome;
+    const outcome = await clusterAgreement(this.runningNodes(), this.ids, this.down);
+    if (typeof outcome === 'string') return outcome;
+    const verdict = extra ? extra(outcome) : true;
+    if (verdict === true) this.view = outcome;
+    return verdict;
   }
 
   private waitOptions(): { timeoutMs: number } {
     return { timeoutMs: this.options.settleTimeoutMs ?? 60_000 };
   }
-}
-
-/** `[node id, health]` for every node in a CLUSTER SHARDS reply (RESP2: flat field lists). */
-function shardHealth(reply: Reply): [string, string][] {
-  const shards = Array.isArray(reply) ? reply : [];
-  return shards.flatMap((shard) => {
-    const nodes = fieldsOf(shard).nodes;
-    return (Array.isArray(nodes) ? nodes : []).map((node): [string, string] => {
-      const fields = fieldsOf(node);
-      return [String(fields.id), String(fields.health)];
-    });
-  });
-}
-
-function slotCount(ranges: readonly SlotRange[]): number {
-  return ranges.reduce((sum, [first, last]) => sum + last - first + 1, 0);
 }

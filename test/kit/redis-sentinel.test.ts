@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { adminCommand, fieldsOf, type Reply, ReplyError } from './admin-command.js';
+import { isProcessAlive } from './process-alive.js';
 import { type RedisSentinelGroup, startRedisSentinel } from './redis-sentinel.js';
 import { useRedisSentinel } from './vitest-redis.js';
 
@@ -18,15 +19,6 @@ async function reportedPrimaries(target: RedisSentinelGroup): Promise<Reply[]> {
 
 async function role(target: RedisSentinelGroup, port: number): Promise<Reply[]> {
   return (await target.command({ port }, ['ROLE'])) as Reply[];
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('startRedisSentinel', () => {
@@ -74,7 +66,7 @@ describe('startRedisSentinel', () => {
     const old = group.primary;
     const pid = group.dataServer(old).pid;
     const promoted = await group.killPrimary();
-    expect(isAlive(pid)).toBe(false);
+    expect(isProcessAlive(pid)).toBe(false);
     expect(promoted.port).not.toBe(old.port);
     expect(group.dataNodes.find((node) => node.port === old.port)?.running).toBe(false);
     expect(await reportedPrimaries(group)).toEqual(Array(3).fill(['127.0.0.1', String(promoted.port)]));
@@ -121,7 +113,7 @@ describe('startRedisSentinel options', () => {
       await secured.stop();
       secured = undefined;
       for (const server of servers) {
-        expect(isAlive(server.pid)).toBe(false);
+        expect(isProcessAlive(server.pid)).toBe(false);
         expect(existsSync(server.dir)).toBe(false);
       }
     } finally {
