@@ -91,7 +91,11 @@ export interface RedisCluster {
   failover(primary: NodeRef): Promise<ClusterNode>;
   /** SIGKILL a primary; resolves with the replica the cluster promoted, once every running node agrees. */
   killPrimary(primary: NodeRef): Promise<ClusterNode>;
-  /** Restart a node (killed or not) on its port with its node id; resolves once it has rejoined. */
+  /**
+   * Restart a node (killed or not) on its port with its node id (nodes.conf is kept); resolves once
+   * it has rejoined and everyone agrees. Without `appendOnly` it comes back empty: a primary back
+   * within the node timeout keeps its slots (and its replica then resyncs to nothing), as in Redis.
+   */
   restartNode(node: NodeRef): Promise<void>;
   /** Wait until every running node agrees (also for a test that changed the cluster itself). */
   settle(): Promise<void>;

@@ -18,7 +18,11 @@ export interface RedisSentinelOptions {
   quorum?: number;
   /** `down-after-milliseconds`. Default 1,000 ms. */
   downAfterMs?: number;
-  /** `failover-timeout`. Default 5,000 ms. */
+  /**
+   * `failover-timeout`. Default 5,000 ms. A sentinel starts no automatic failover of the same
+   * primary within twice this of its last one (or of a vote it cast), so a `killPrimary()` right
+   * after a `failover()` takes up to 10 s longer.
+   */
   failoverTimeoutMs?: number;
   /** `requirepass` on the sentinels (clients and the other sentinels need it). */
   sentinelPassword?: string;
