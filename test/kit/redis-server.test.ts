@@ -4,6 +4,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isPortFree } from './free-port.js';
+import { isProcessAlive } from './process-alive.js';
 import { RawConnection } from './raw-connection.js';
 import { killAllServersSync, liveServerCount, type RedisServer, startRedisServer } from './redis-server.js';
 import { useRedisServer } from './vitest-redis.js';
@@ -27,21 +28,12 @@ async function ask(server: RedisServer, ...commands: string[][]): Promise<string
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('startRedisServer', () => {
   it('starts a standalone server in a temp dir with the kit config', async () => {
     const server = await start();
     expect(server.host).toBe('127.0.0.1');
     expect(server.url).toBe(`redis://127.0.0.1:${server.port}`);
-    expect(isAlive(server.pid)).toBe(true);
+    expect(isProcessAlive(server.pid)).toBe(true);
     expect(existsSync(server.dir)).toBe(true);
     expect(await ask(server, ['PING'])).toBe('+PONG\r\n');
     const config = await ask(
@@ -63,7 +55,7 @@ describe('startRedisServer', () => {
     expect(await isPortFree(port)).toBe(false);
     await server.stop();
     await server.stop();
-    expect(isAlive(pid)).toBe(false);
+    expect(isProcessAlive(pid)).toBe(false);
     expect(existsSync(dir)).toBe(false);
     expect(await isPortFree(port)).toBe(true);
   });
@@ -88,7 +80,7 @@ describe('startRedisServer', () => {
     await server.restart();
     expect(server.port).toBe(port);
     expect(server.pid).not.toBe(pid);
-    expect(isAlive(pid)).toBe(false);
+    expect(isProcessAlive(pid)).toBe(false);
     expect(await ask(server, ['GET', 'k'])).toBe('$-1\r\n');
   });
 
@@ -118,7 +110,7 @@ describe('startRedisServer', () => {
     const server = await start();
     server.kill('SIGSTOP');
     await server.stop();
-    expect(isAlive(server.pid)).toBe(false);
+    expect(isProcessAlive(server.pid)).toBe(false);
   });
 
   it('kills every live server synchronously (what the exit hook runs)', async () => {

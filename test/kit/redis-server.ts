@@ -33,6 +33,11 @@ export interface RedisServerOptions {
   tls?: boolean | RedisTlsOptions;
   /** Deadline for the server to answer PING after spawning. Default 10,000 ms. */
   readyTimeoutMs?: number;
+  /**
+   * Cluster mode (`cluster-enabled yes`) with the bus on a second free port (`cluster-port`): the
+   * default bus port, data port + 10,000, may be taken or above 65,535 for a kernel-chosen port.
+   */
+  cluster?: boolean;
 }
 
 export interface RedisExit {
@@ -43,6 +48,8 @@ export interface RedisExit {
 export interface RedisServer {
   readonly host: string;
   readonly port: number;
+  /** The cluster bus port with `cluster: true`, else 0. Kept by `restart()`, like `port`. */
+  readonly busPort: number;
   /** `redis://127.0.0.1:<port>`, or `rediss://` with TLS. */
   readonly url: string;
   /** Pid of the current process; changes on `restart()`. */
@@ -91,6 +98,7 @@ class RedisServerProcess implements RedisServer {
   readonly host = LOOPBACK;
   readonly configFile: string;
   port = 0;
+  busPort = 0;
   private child: ChildProcess | undefined;
   private exited: Promise<RedisExit> = Promise.resolve({ code: null, signal: null });
   private output = '';
@@ -117,6 +125,7 @@ class RedisServerProcess implements RedisServer {
   async startOnFreePort(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       this.port = await findFreePort();
+      if (this.options.cluster) this.busPort = await findFreePort();
       const outcome = await this.launch();
       if (outcome === 'ready') return;
       // Another process took the port between our probe and the server's bind: pick another.
@@ -163,6 +172,7 @@ class RedisServerProcess implements RedisServer {
     const portArgs = this.tls
       ? ['--port', '0', '--tls-port', String(this.port)]
       : ['--port', String(this.port)];
+    if (this.busPort !== 0) portArgs.push('--cluster-port', String(this.busPort));
     const child = spawn(REDIS_SERVER_PATH, [this.configFile, ...portArgs, ...(this.options.args ?? [])], {
       cwd: this.dir,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -267,6 +277,7 @@ function configText(
     // 7.0: no lagging-replica wait and no save on SIGTERM, so stop() is quick.
     'shutdown-on-sigterm nosave now',
   ];
+  if (options.cluster) lines.push('cluster-enabled yes');
   if (certificate) {
     lines.push(
       `tls-cert-file ${quote(certificate.certFile)}`,

@@ -1,6 +1,8 @@
-// Vitest glue for redis-server.ts: one server per test file (or describe block), started in
-// beforeAll and stopped in afterAll, with its log printed when a test fails.
+// Vitest glue for the kit's servers, clusters and sentinel groups: one per test file (or describe
+// block), started in beforeAll and stopped in afterAll, with logs printed when a test fails.
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import { type RedisCluster, type RedisClusterOptions, startRedisCluster } from './redis-cluster.js';
+import { type RedisSentinelGroup, type RedisSentinelOptions, startRedisSentinel } from './redis-sentinel.js';
 import {
   type RedisExit,
   type RedisServer,
@@ -44,6 +46,9 @@ class LazyRedisServer implements RedisServer {
   get port(): number {
     return this.server.port;
   }
+  get busPort(): number {
+    return this.server.busPort;
+  }
   get url(): string {
     return this.server.url;
   }
@@ -74,4 +79,59 @@ class LazyRedisServer implements RedisServer {
   [Symbol.asyncDispose](): Promise<void> {
     return this.server.stop();
   }
+}
+
+/**
+ * Registers hooks that start one Redis Cluster before the tests of the current scope (share it per
+ * file: it takes seconds) and stop it after. Reading the handle outside a test or hook throws.
+ */
+export function useRedisCluster(options: RedisClusterOptions = {}): RedisCluster {
+  return useStarted(() => startRedisCluster(options), 'the Redis Cluster');
+}
+
+/**
+ * Registers hooks that start a primary, its replicas and sentinels before the tests of the current
+ * scope and stop them after. Reading the handle outside a test or hook throws.
+ */
+export function useRedisSentinel(options: RedisSentinelOptions = {}): RedisSentinelGroup {
+  return useStarted(() => startRedisSentinel(options), 'the sentinel group');
+}
+
+/** beforeAll starts, afterAll stops, a failed test prints every process's log. */
+function useStarted<T extends { stop(): Promise<void>; logs(): string }>(
+  start: () => Promise<T>,
+  what: string,
+): T {
+  let target: T | undefined;
+  beforeAll(async () => {
+    target = await start();
+  });
+  afterAll(async () => {
+    await target?.stop();
+    target = undefined;
+  });
+  afterEach((context) => {
+    if (context.task.result?.state === 'fail' && target) console.error(`${what}, logs:\n${target.logs()}`);
+  });
+  return lazyHandle(() => target, what);
+}
+
+/**
+ * A stand-in that forwards every property to the object `current()` returns once a hook has
+ * started it (methods bound to it), so tests can hold the handle at module level.
+ */
+function lazyHandle<T extends object>(current: () => T | undefined, what: string): T {
+  const running = (): T => {
+    const target = current();
+    if (target === undefined) throw new Error(`${what} is not running (used outside a test?)`);
+    return target;
+  };
+  return new Proxy({} as T, {
+    get(_, property) {
+      const target = running();
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+    has: (_, property) => Reflect.has(running(), property),
+  });
 }

@@ -1,0 +1,324 @@
+// Starts a primary, its replicas and Sentinels watching them (`redis-server <conf> --sentinel`) on
+// free loopback ports, waits until every sentinel agrees, drives failovers, and always stops them.
+// No vitest import here: `npm run bench` compiles and uses this file too (see vitest-redis.ts).
+import { type AdminOptions, type AdminTarget, adminCommand, type Reply } from './admin-command.js';
+import { type AclUser, type RedisServer, startRedisServer } from './redis-server.js';
+import type { WireArgument } from './resp-wire.js';
+import { sentinelDisagreement } from './sentinel-view.js';
+import { waitUntil } from './wait-until.js';
+
+export interface RedisSentinelOptions {
+  /** The name sentinels monitor the primary under. Default `mymaster`. */
+  serviceName?: string;
+  /** Default 2. */
+  replicas?: number;
+  /** Default 3. */
+  sentinels?: number;
+  /** Sentinels that must agree the primary is down. Default 2. */
+  quorum?: number;
+  /** `down-after-milliseconds`. Default 1,000 ms. */
+  downAfterMs?: number;
+  /**
+   * `failover-timeout`. Default 5,000 ms. A sentinel starts no automatic failover of the same
+   * primary within twice this of its last one (or of a vote it cast), so a `killPrimary()` right
+   * after a `failover()` takes up to 10 s longer.
+   */
+  failoverTimeoutMs?: number;
+  /** `requirepass` on the sentinels (clients and the other sentinels need it). */
+  sentinelPassword?: string;
+  /**
+   * Credentials of the data nodes: `requirepass` (no `username`) or an ACL user (with `username`),
+   * also used by replicas (`masteruser`/`masterauth`), sentinels (`auth-user`/`auth-pass`) and the kit.
+   */
+  dataAuth?: { username?: string; password: string };
+  /** Extra config lines for the data nodes. */
+  dataConfigLines?: readonly string[];
+  /** Deadline for everyone to agree after a start, failover or restart. Default 60,000 ms. */
+  settleTimeoutMs?: number;
+}
+
+export interface DataNode {
+  readonly host: string;
+  readonly port: number;
+  readonly url: string;
+  /** As last agreed. */
+  readonly role: 'primary' | 'replica';
+  /** False after `killPrimary` until `restartDataNode`. */
+  readonly running: boolean;
+}
+
+export interface FailoverOptions {
+  /**
+   * Also wait until every running data node replicates the new primary. A primary demoted by
+   * `failover()` is reconfigured by the sentinels only about 10 s after the switch. Default true.
+   */
+  untilSettled?: boolean;
+}
+
+export interface RedisSentinelGroup {
+  readonly serviceName: string;
+  /** Where the sentinels listen, for the client's `sentinel.endpoints`. */
+  readonly sentinels: readonly { host: string; port: number }[];
+  /** Every data node, in start order (the first primary first). */
+  readonly dataNodes: readonly DataNode[];
+  readonly primary: DataNode;
+  readonly replicas: readonly DataNode[];
+  /** Run a command on a data node (with `dataAuth`), over the kit's own connection. */
+  command(node: { port: number }, args: readonly WireArgument[], options?: AdminOptions): Promise<Reply>;
+  /** Run a command on the `index`th sentinel (with `sentinelPassword`). */
+  sentinelCommand(index: number, args: readonly WireArgument[]): Promise<Reply>;
+  /** `SENTINEL FAILOVER`; resolves with the new primary once every sentinel reports it. */
+  failover(options?: FailoverOptions): Promise<DataNode>;
+  /** SIGKILL the primary; resolves with the replica the sentinels promoted, once they all agree. */
+  killPrimary(options?: FailoverOptions): Promise<DataNode>;
+  /** Restart a data node on its port (empty); resolves once it replicates the current primary. */
+  restartDataNode(node: { port: number }): Promise<void>;
+  /** Wait until the sentinels and the data nodes agree on the current primary. */
+  settle(options?: FailoverOptions): Promise<void>;
+  dataServer(node: { port: number }): RedisServer;
+  sentinelServer(index: number): RedisServer;
+  logs(): string;
+  stop(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Start the primary, then its replicas, then the sentinels (which then see the replicas at once). */
+export async function startRedisSentinel(options: RedisSentinelOptions = {}): Promise<RedisSentinelGroup> {
+  const group = new RedisSentinelProcess(options);
+  try {
+    await group.start();
+  } catch (error) {
+    await group.stop();
+    throw error;
+  }
+  return group;
+}
+
+class RedisSentinelProcess implements RedisSentinelGroup {
+  readonly serviceName: string;
+  private readonly data: RedisServer[] = [];
+  private readonly watchers: RedisServer[] = [];
+  private readonly down = new Set<number>();
+  private primaryPort = 0;
+  private stopped = false;
+
+  constructor(private readonly options: RedisSentinelOptions) {
+    this.serviceName = options.serviceName ?? 'mymaster';
+  }
+
+  get sentinels(): readonly { host: string; port: number }[] {
+    return this.watchers.map(({ host, port }) => ({ host, port }));
+  }
+
+  get dataNodes(): readonly DataNode[] {
+    return this.data.map((server) => ({
+      host: server.host,
+      port: server.port,
+      url: server.url,
+      role: server.port === this.primaryPort ? 'primary' : 'replica',
+      running: !this.down.has(server.port),
+    }));
+  }
+
+  get primary(): DataNode {
+    return this.dataNodes.find((node) => node.role === 'primary')!;
+  }
+
+  get replicas(): readonly DataNode[] {
+    return this.dataNodes.filter((node) => node.role === 'replica');
+  }
+
+  command(node: { port: number }, args: readonly WireArgument[], options?: AdminOptions): Promise<Reply> {
+    return adminCommand(this.dataTarget(this.dataServer(node)), args, options);
+  }
+
+  sentinelCommand(index: number, args: readonly WireArgument[]): Promise<Reply> {
+    return adminCommand(this.sentinelTarget(this.sentinelServer(index)), args);
+  }
+
+  dataServer(node: { port: number }): RedisServer {
+    const server = this.data.find((candidate) => candidate.port === node.port);
+    if (!server) throw new Error(`no data node on port ${node.port}`);
+    return server;
+  }
+
+  sentinelServer(index: number): RedisServer {
+    const server = this.watchers[index];
+    if (!server) throw new Error(`no sentinel #${index}`);
+    return server;
+  }
+
+  async start(): Promise<void> {
+    const primary = await startRedisServer(this.dataOptions([]));
+    this.data.push(primary);
+    this.primaryPort = primary.port;
+    const replicas = await Promise.allSettled(
+      Array.from({ length: this.options.replicas ?? 2 }, () =>
+        startRedisServer(this.dataOptions([`replicaof ${primary.host} ${primary.port}`])),
+      ),
+    );
+    this.data.push(...replicas.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : [])));
+    const failed = replicas.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    // Sentinels learn replicas from the primary's INFO, asked at once on connecting but then only
+    // every 10 s: start them after the replicas are attached.
+    await waitUntil('the replicas to attach', () => this.dataAgreement(), this.waitOptions());
+    const sentinels = await Promise.allSettled(
+      Array.from({ length: this.options.sentinels ?? 3 }, () =>
+        startRedisServer({ args: ['--sentinel'], configLines: this.sentinelConfig(primary) }),
+      ),
+    );
+    this.watchers.push(
+      ...sentinels.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : [])),
+    );
+    const failedSentinel = sentinels.find((result) => result.status === 'rejected');
+    if (failedSentinel) throw failedSentinel.reason;
+    await this.settle();
+  }
+
+  async settle(options: FailoverOptions = {}): Promise<void> {
+    await waitUntil(
+      `the sentinels to agree on ${this.serviceName}`,
+      async () => {
+        const sentinels = await this.sentinelAgreement(options.untilSettled ?? true);
+        return sentinels === true ? this.dataAgreement(options.untilSettled ?? true) : sentinels;
+      },
+      this.waitOptions(),
+    );
+  }
+
+  async failover(options?: FailoverOptions): Promise<DataNode> {
+    const old = this.primaryPort;
+    await this.sentinelCommand(0, ['SENTINEL', 'FAILOVER', this.serviceName]);
+    return this.followSwitch(old, options);
+  }
+
+  async killPrimary(options?: FailoverOptions): Promise<DataNode> {
+    const old = this.primaryPort;
+    const server = this.dataServer({ port: old });
+    server.kill('SIGKILL');
+    await server.waitForExit();
+    this.down.add(old);
+    return this.followSwitch(old, options);
+  }
+
+  async restartDataNode(node: { port: number }): Promise<void> {
+    await this.dataServer(node).restart();
+    this.down.delete(node.port);
+    await this.settle();
+  }
+
+  logs(): string {
+    const describe = (kind: string) => (server: RedisServer) =>
+      `--- ${kind} ${server.port}:\n${server.log()}`;
+    return [...this.data.map(describe('data node')), ...this.watchers.map(describe('sentinel'))].join('\n');
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await Promise.all([...this.watchers, ...this.data].map((server) => server.stop()));
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+
+  /** Wait until every sentinel names another primary than `oldPort`, then until all agree. */
+  private async followSwitch(oldPort: number, options?: FailoverOptions): Promise<DataNode> {
+    await waitUntil(
+      `the sentinels to promote a replica of ${oldPort}`,
+      async () => {
+        const ports = await Promise.all(this.watchers.map((_, index) => this.reportedPrimaryPort(index)));
+        if (ports.some((port) => port === oldPort || port !== ports[0])) return `sentinels report ${ports}`;
+        this.primaryPort = ports[0]!;
+        return true;
+      },
+      this.waitOptions(),
+    );
+    await this.settle(options);
+    return this.primary;
+  }
+
+  private async reportedPrimaryPort(index: number): Promise<number> {
+    const address = await this.sentinelCommand(index, [
+      'SENTINEL',
+      'GET-MASTER-ADDR-BY-NAME',
+      this.serviceName,
+    ]);
+    return Array.isArray(address) ? Number(address[1]) : 0;
+  }
+
+  private sentinelAgreement(untilSettled: boolean): Promise<true | string> {
+    return sentinelDisagreement({
+      sentinels: this.watchers.map((server) => this.sentinelTarget(server)),
+      serviceName: this.serviceName,
+      primaryPort: this.primaryPort,
+      replicaPorts: untilSettled ? this.runningReplicaPorts() : [],
+    });
+  }
+
+  /** The primary says `master`; each running replica (all when `untilSettled`) replicates it, link up. */
+  private async dataAgreement(untilSettled = true): Promise<true | string> {
+    const primaryRole = (await this.command({ port: this.primaryPort }, ['ROLE'])) as Reply[];
+    if (primaryRole[0] !== 'master') return `${this.primaryPort} says ROLE ${primaryRole[0]}`;
+    if (!untilSettled) return true;
+    for (const port of this.runningReplicaPorts()) {
+      const role = (await this.command({ port }, ['ROLE'])) as Reply[];
+      if (role[0] !== 'slave' || Number(role[2]) !== this.primaryPort || role[3] !== 'connected') {
+        return `${port} says ROLE ${JSON.stringify(role)}`;
+      }
+    }
+    return true;
+  }
+
+  private runningReplicaPorts(): number[] {
+    return this.data
+      .map((server) => server.port)
+      .filter((port) => port !== this.primaryPort && !this.down.has(port));
+  }
+
+  private dataOptions(extra: readonly string[]): Parameters<typeof startRedisServer>[0] {
+    const auth = this.options.dataAuth;
+    const lines = ['repl-diskless-sync-delay 0', 'repl-ping-replica-period 1', ...extra];
+    const aclUsers: AclUser[] = [];
+    if (auth?.username !== undefined) {
+      // The named user is the only way in, as where ACL users replace the shared password.
+      aclUsers.push({ name: auth.username, password: auth.password }, { name: 'default', rules: ['off'] });
+      lines.push(`masteruser "${auth.username}"`);
+    } else if (auth) lines.push(`requirepass "${auth.password}"`);
+    if (auth) lines.push(`masterauth "${auth.password}"`);
+    return { aclUsers, configLines: [...lines, ...(this.options.dataConfigLines ?? [])] };
+  }
+
+  private sentinelConfig(primary: RedisServer): string[] {
+    const name = this.serviceName;
+    const lines = [
+      `sentinel monitor ${name} ${primary.host} ${primary.port} ${this.options.quorum ?? 2}`,
+      `sentinel down-after-milliseconds ${name} ${this.options.downAfterMs ?? 1_000}`,
+      `sentinel failover-timeout ${name} ${this.options.failoverTimeoutMs ?? 5_000}`,
+      `sentinel parallel-syncs ${name} 1`,
+    ];
+    const auth = this.options.dataAuth;
+    if (auth?.username !== undefined) lines.push(`sentinel auth-user ${name} "${auth.username}"`);
+    if (auth) lines.push(`sentinel auth-pass ${name} "${auth.password}"`);
+    const password = this.options.sentinelPassword;
+    // Sentinels authenticate to each other with `sentinel-pass` (Redis 6.2+).
+    if (password !== undefined)
+      lines.push(`requirepass "${password}"`, `sentinel sentinel-pass "${password}"`);
+    return lines;
+  }
+
+  private dataTarget(server: RedisServer): AdminTarget {
+    const auth = this.options.dataAuth;
+    return { host: server.host, port: server.port, username: auth?.username, password: auth?.password };
+  }
+
+  private sentinelTarget(server: RedisServer): AdminTarget {
+    return { host: server.host, port: server.port, password: this.options.sentinelPassword };
+  }
+
+  private waitOptions(): { timeoutMs: number } {
+    return { timeoutMs: this.options.settleTimeoutMs ?? 60_000 };
+  }
+}
