@@ -1,8 +1,8 @@
 // dependency-cruiser rules for Respire's layering (STYLE.md "Layers") and its zero runtime dependencies.
 //
-// Imports only go down: errors/util <- resp <- transport <- breaker <- client <- cluster, sentinel.
-// `src/index.ts` may import anything; nothing imports it. Layers that do not exist yet are covered
-// by their path patterns as soon as their directory appears.
+// Imports only go down: errors/util <- resp <- transport <- breaker <- client <- cluster, sentinel
+// <- `src/respire-client.ts` (RespireClient, whose connect() chooses a router) <- `src/index.ts`;
+// nothing imports the entry point. Layers that do not exist yet are covered by their path patterns as soon as their directory appears.
 //
 // Why the rules are not run on `src/` directly: dependency-cruiser 17 reads TypeScript only
 // through the `typescript` package's JavaScript API (supported range >=2 <7). TypeScript 7 is the
@@ -29,7 +29,8 @@ const LAYER_PATHS = {
   sentinel: '^src/sentinel/',
 };
 
-const ENTRY_POINT = String.raw`^src/index\.[jt]s$`;
+/** The public entry and RespireClient, which chooses a router for the mode: above every layer. */
+const ENTRY_POINT = String.raw`^src/(index|respire-client)\.[jt]s$`;
 /** Every module that has a place: the entry point and the layers. */
 const LAYERED = [ENTRY_POINT, ...Object.values(LAYER_PATHS)];
 

@@ -34,12 +34,12 @@ export type {
   PubSubListener,
   SubscriptionKind,
 } from './client/pubsub.js';
-export { RespireClient } from './client/respire-client.js';
 export type { KeyScanOptions, ScanOptions } from './client/scan.js';
 export type { RedisScript, ScriptArgument, ScriptOptions } from './client/scripting.js';
 export type { WatchSession } from './client/watch-session.js';
 export * from './errors.js';
 export type { RespDecoderOptions, RespValue } from './resp/types.js';
+export { RespireClient } from './respire-client.js';
 export type { CommandOptions } from './transport/command.js';
 export type {
   ExponentialReconnect,

@@ -1,7 +1,7 @@
 // The `client` suite's Respire driver: RespireClient with its defaults, or with `returnBuffers`;
 // explicit pipelines are `redis.batch()` entries written together by `execute()`, which resolves
 // with their values.
-import { RespireClient } from '../../src/client/respire-client.js';
+import { RespireClient } from '../../src/index.js';
 import { redisEndpoint } from '../suite.js';
 import type { ClientDriver } from './driver.js';
 

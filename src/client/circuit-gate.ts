@@ -57,6 +57,25 @@ export interface CircuitGateOptions {
   readonly telemetry: CircuitTelemetry;
 }
 
+/** The registry a client's gates share: its clock is read once per synchronous run (see CircuitGate). */
+export function circuitRegistry(options: Pick<CircuitGateOptions, 'circuitBreaker' | 'clock' | 'random'>): {
+  registry: CircuitBreakerRegistry;
+  freshTime: () => void;
+} {
+  const { random } = options;
+  // The system clock is read at most once per synchronous run: a flush admits a tick's commands
+  // and one socket read completes many, and performance.now() would cost ~40 ns per command.
+  // An injected clock (tests) is used as it is, so a fake clock moves when the test says. Calls
+  // made one by one (a command finding no connection, a dedicated borrow) read the time afresh.
+  const turnClock = options.clock === systemClock ? turnCachedClock(systemClock) : undefined;
+  const clock = turnClock ?? options.clock;
+  const registry = new CircuitBreakerRegistry(options.circuitBreaker, {
+    now: () => clock.now(),
+    random: () => random.random(),
+  });
+  return { registry, freshTime: turnClock === undefined ? noop : turnClock.refresh };
+}
+
 /** Commands that need no check of their own: the steps after an admitted MULTI. */
 const UNCHECKED = CommandFlags.TransactionStep;
 
@@ -72,19 +91,10 @@ export class CircuitGate implements AdmissionGate {
   /** Makes the next clock reading fresh (a no-op for an injected clock). */
   private readonly freshTime: () => void;
 
-  constructor(options: CircuitGateOptions) {
-    const { random, endpoint } = options;
-    // The system clock is read at most once per synchronous run: a flush admits a tick's commands
-    // and one socket read completes many, and performance.now() would cost ~40 ns per command.
-    // An injected clock (tests) is used as it is, so a fake clock moves when the test says. Calls
-    // made one by one (a command finding no connection, a dedicated borrow) read the time afresh.
-    const turnClock = options.clock === systemClock ? turnCachedClock(systemClock) : undefined;
-    const clock = turnClock ?? options.clock;
-    this.freshTime = turnClock === undefined ? noop : turnClock.refresh;
-    const registry = new CircuitBreakerRegistry(options.circuitBreaker, {
-      now: () => clock.now(),
-      random: () => random.random(),
-    });
+  constructor(options: CircuitGateOptions, shared?: ReturnType<typeof circuitRegistry>) {
+    const { endpoint } = options;
+    const { registry, freshTime } = shared ?? circuitRegistry(options);
+    this.freshTime = freshTime;
     const lease = registry.acquire(endpointKey(endpoint));
     this.endpoint = endpoint;
     this.breaker = lease.breaker;
@@ -92,10 +102,10 @@ export class CircuitGate implements AdmissionGate {
     this.telemetry = options.telemetry;
     this.probeBoundMs =
       options.commandTimeout > 0 ? options.commandTimeout : options.circuitBreaker.openDuration;
-    this.stopForwarding = registry.onTransition((_key, from, to) =>
+    const breaker = this.breaker;
+    this.stopForwarding = breaker.onTransition((from, to) =>
       this.telemetry.circuitTransition(endpoint, from, to),
     );
-    const breaker = this.breaker;
     this.circuit = {
       get state() {
         return breaker.state;

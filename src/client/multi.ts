@@ -28,8 +28,20 @@ export interface TransactionOptions {
 }
 
 /** What a transaction needs from its owner (the client, or a WATCH session). */
-export interface TransactionContext {
+/** Where a transaction is written, and what tracks it across reconnects. */
+export interface TransactionPlace {
   readonly target: TransactionTarget;
+  readonly tracker?: TransactionTracker | undefined;
+}
+
+export interface TransactionContext {
+  /** A fixed place (a WATCH session's connection); or `route` decides at `exec()`. */
+  readonly target?: TransactionTarget | undefined;
+  /**
+   * Where a client's transaction runs, from its entries (a Cluster node by their slot), or the
+   * error that fails it with nothing sent (CROSSSLOT).
+   */
+  readonly route?: ((entries: readonly Command<unknown>[]) => TransactionPlace | Error) | undefined;
   /** Default reply deadline (`commandTimeout`), ms. */
   readonly commandTimeout: number;
   /** Times the `respire:command:*` messages of the entries and EXEC (diagnostics.ts). */
@@ -128,15 +140,17 @@ export class Transaction<Conflict extends null = never> extends Commander {
       context.onEnd?.({ watchCleared: false });
       return Promise.resolve([]);
     }
+    const place = context.route?.(live) ?? { target: context.target!, tracker: context.tracker };
+    if (place instanceof Error) return this.refuse(place, true);
     const run = new TransactionRun(live, {
-      target: context.target,
+      target: place.target,
       timeoutMs,
       signal: options?.signal,
       watched: context.watched,
-      tracker: context.tracker,
+      tracker: place.tracker,
       onEnd: context.onEnd,
     });
-    if (commandsTraced()) this.trace(live, run.promise);
+    if (commandsTraced()) this.trace(live, run.promise, place.target);
     run.start();
     return run.promise as Promise<unknown[] | Conflict>;
   }
@@ -145,8 +159,8 @@ export class Transaction<Conflict extends null = never> extends Commander {
    * diagnostics.ts: each entry as it is sent, settling as its own promise does, then `EXEC` for
    * the whole transaction, as exec() settles.
    */
-  private trace(live: readonly Command<unknown>[], whole: Promise<unknown>): void {
-    const { target, clock } = this.context;
+  private trace(live: readonly Command<unknown>[], whole: Promise<unknown>, target: TransactionTarget): void {
+    const { clock } = this.context;
     for (const entry of live) traceCommand(entry, target.endpoint, clock);
     traceOperation('EXEC', whole, target.endpoint, clock);
   }

@@ -17,6 +17,12 @@ import { type RandomSource, systemRandom } from '../util/random.js';
 import { rejectUnknownOptions } from '../util/unknown-options.js';
 import { parseEndpoint, type RespireEndpointInput } from './endpoint.js';
 import { type RespireMeter, type RespireMetricGroup, resolveMetricOptions } from './metrics.js';
+import {
+  type ReadFrom,
+  type ResolvedModeOptions,
+  type RespireClusterOptions,
+  resolveModeOptions,
+} from './mode-options.js';
 import { refuseUnknownOptions } from './option-names.js';
 import { MAX_TIMEOUT_MS } from './prepare-command.js';
 
@@ -26,8 +32,17 @@ export interface RespireRetryOptions {
 }
 
 export interface RespireOptions {
-  /** `{ host, port = 6379 }` objects or `'host:port'` strings. One for a standalone server. */
+  /**
+   * `{ host, port = 6379 }` objects or `'host:port'` strings. One for a standalone server; in
+   * Cluster mode the seeds, any reachable node will do.
+   */
   endpoints?: RespireEndpointInput[];
+  /** Redis Cluster mode (API.md "Cluster"). Default false. */
+  useCluster?: boolean;
+  /** Cluster settings: topology refresh, redirections, address rewriting. */
+  cluster?: RespireClusterOptions;
+  /** Where read-only commands go in Cluster mode: `primary` (default), `replica`, `replicaPreferred`. */
+  readFrom?: ReadFrom;
   username?: string;
   password?: string;
   clientName?: string;
@@ -64,8 +79,11 @@ export interface RespireOptions {
   random?: RandomSource;
 }
 
-export interface ResolvedOptions {
+export interface ResolvedOptions extends ResolvedModeOptions {
+  /** The standalone endpoint, or the first seed. */
   endpoint: RespireEndpoint;
+  /** Every configured endpoint: the standalone one, or the Cluster seeds. */
+  endpoints: readonly RespireEndpoint[];
   username: string | undefined;
   password: string | undefined;
   clientName: string | undefined;
@@ -91,6 +109,9 @@ export interface ResolvedOptions {
 /** Every RespireOptions name, checked against the interface so that neither grows alone. */
 const OPTION_NAMES = Object.keys({
   endpoints: true,
+  useCluster: true,
+  cluster: true,
+  readFrom: true,
   username: true,
   password: true,
   clientName: true,
@@ -126,14 +147,17 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
     throw new RespireConfigurationError('options', options, 'an object');
   }
   refuseUnknownOptions(options, OPTION_NAMES);
+  const modeOptions = resolveModeOptions(options);
   const endpoints = options.endpoints;
-  if (!Array.isArray(endpoints) || endpoints.length !== 1) {
+  const cluster = modeOptions.mode === 'cluster';
+  if (!Array.isArray(endpoints) || endpoints.length === 0 || (!cluster && endpoints.length !== 1)) {
     throw new RespireConfigurationError(
       'endpoints',
       endpoints,
-      'an array of exactly one endpoint (standalone)',
+      cluster ? 'an array of one or more seed endpoints' : 'an array of exactly one endpoint (standalone)',
     );
   }
+  const parsed = endpoints.map((endpoint, i) => parseEndpoint(endpoint, `endpoints[${i}]`));
   const circuitBreaker =
     options.circuitBreaker === undefined || options.circuitBreaker === null
       ? null
@@ -151,7 +175,9 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
   }
   if (options.retry !== undefined) rejectUnknownOptions(options.retry, RETRY_OPTION_NAMES, 'retry.');
   return {
-    endpoint: parseEndpoint(endpoints[0], 'endpoints[0]'),
+    ...modeOptions,
+    endpoint: parsed[0]!,
+    endpoints: parsed,
     username: optionalString(options.username, 'username'),
     password: optionalString(options.password, 'password'),
     clientName: clientName(options.clientName),

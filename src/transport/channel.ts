@@ -109,6 +109,17 @@ export class Channel {
     this.adopt(connection);
   }
 
+  /**
+   * Opens the first connection without waiting for it: a failure is a lost connection (reconnect
+   * per policy, waiting commands keep their acquire deadlines), not a closed channel. For nodes a
+   * router opens on demand (a Cluster node first named by the slot map or a MOVED).
+   */
+  startInBackground(): void {
+    if (this.state !== 'connecting') return;
+    this.state = 'reconnecting';
+    this.reconnect();
+  }
+
   /** Queues a command for writing; it settles through its own promise. */
   enqueue(command: Command<unknown>): void {
     if (this.state === 'closing' || this.state === 'closed') {

@@ -128,12 +128,14 @@ export function nextTurn(): Promise<void> {
 }
 
 /**
- * Commands written on the client's shared connection and still owed a reply, read from the
- * client's private `main` channel (a diagnostic); undefined while it has no connection.
+ * Commands written on the standalone client's shared connection and still owed a reply, read from
+ * its router's node (a diagnostic); undefined while it has no connection.
  */
 export function inflightCount(client: RespireClient): number | undefined {
-  const main = (client as unknown as { main: { current?: { inflightCount: number } } }).main;
-  return main.current?.inflightCount;
+  const router = (
+    client as unknown as { router: { node: { main: { current?: { inflightCount: number } } } } }
+  ).router;
+  return router.node.main.current?.inflightCount;
 }
 
 /** How a promise settled: its value, or the error it rejected with. */

@@ -17,6 +17,7 @@ import {
   untilProbeDue,
   useCircuitRigs,
 } from '../client/circuit-kit.js';
+import { inflightCount } from '../client/support.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 
 const server = useRedisServer();
@@ -36,8 +37,7 @@ it('a timeout: 0 probe that waited for a connection frees its slot after the pro
   try {
     await rig.proxy.setMode('pass');
     // Reconnected, and the probe written (it is the one command in flight).
-    const main = (rig.client as unknown as { main: { current?: { inflightCount: number } } }).main;
-    await vi.waitFor(() => expect(main.current?.inflightCount).toBe(1), { timeout: 3_000, interval: 5 });
+    await vi.waitFor(() => expect(inflightCount(rig.client)).toBe(1), { timeout: 3_000, interval: 5 });
     // Well past the bound, counted from the write (and more so from the admission).
     await delay(commandTimeout * 4);
     expect(rig.circuit.snapshot().probesInFlight).toBe(0);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { CircuitBreaker } from '../../src/breaker/index.js';
 import { resolveOptions } from '../../src/client/options.js';
-import { RespireClient, RespireConfigurationError, type RespireOptions } from '../../src/index.js';
+import { RespireConfigurationError, type RespireOptions } from '../../src/index.js';
 
 const BASE = { endpoints: ['127.0.0.1:6379'] };
 
@@ -58,11 +58,7 @@ describe('unknown option names', () => {
 
 describe('options of features not built yet', () => {
   const unbuilt: [options: unknown, option: string][] = [
-    [{ ...BASE, useCluster: true }, 'useCluster'],
-    [{ ...BASE, cluster: { refreshInterval: 0 } }, 'cluster'],
     [{ sentinel: { serviceName: 'main', endpoints: ['127.0.0.1:26379'] } }, 'sentinel'],
-    [{ ...BASE, readFrom: 'replica' }, 'readFrom'],
-    [{ ...BASE, readFrom: 'replicaPreferred' }, 'readFrom'],
     [{ ...BASE, clientSideCache: { maxEntries: 100 } }, 'clientSideCache'],
     [{ ...BASE, replicaEndpoints: ['127.0.0.1:6380'] }, 'replicaEndpoints'],
     [{ url: 'redis://127.0.0.1:6379' }, 'url'],
@@ -76,21 +72,15 @@ describe('options of features not built yet', () => {
     expect(error.message).toContain('not supported yet');
   });
 
-  it('useCluster: true rejects connect instead of giving a standalone client', async () => {
-    const error = await RespireClient.connect({
-      endpoints: ['127.0.0.1:1'],
-      useCluster: true,
-      reconnect: false,
-      connectTimeout: 200,
-    } as RespireOptions).then(
-      (client) => {
-        client.destroy();
-        return 'connected';
-      },
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(RespireConfigurationError);
-    expect((error as RespireConfigurationError).option).toBe('useCluster');
+  it('Cluster options without useCluster are refused, not ignored (Cluster mode is built now)', () => {
+    for (const [options, option] of [
+      [{ ...BASE, cluster: { refreshInterval: 0 } }, 'cluster'],
+      [{ ...BASE, readFrom: 'replica' }, 'readFrom'],
+      [{ ...BASE, readFrom: 'replicaPreferred' }, 'readFrom'],
+      [{ ...BASE, useCluster: 'yes' }, 'useCluster'],
+    ] as const) {
+      expect(rejection(options).option).toBe(option);
+    }
   });
 
   it('replicaEndpoints with circuitBreaker keeps seed 000\'s "Limits" message', () => {

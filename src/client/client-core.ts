@@ -1,7 +1,8 @@
-// RespireClient for one standalone endpoint (API.md "Connecting"): a shared auto-pipelined
-// connection for ordinary commands, dedicated connections for blocking ones, the retry rule
-// (only commands never written, or read-only ones; never a circuit rejection), and the endpoint's
-// circuit, checked right before every send on each of those connections (circuit-gate.ts).
+// The client every mode shares (issue 11 "First, the shape"): typed helpers, batches, transactions,
+// WATCH sessions, views and pub/sub over a router that picks the node of each command
+// (router.ts), the retry rule (only commands never written, or read-only ones; never a circuit
+// rejection), and the client's telemetry. `RespireClient` (src/respire-client.ts) is this class
+// with the `connect()` that chooses the router for the options' mode.
 import {
   RespireAuthenticationError,
   RespireCircuitOpenError,
@@ -10,88 +11,63 @@ import {
   RespireTimeoutError,
 } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
-import { Channel, type ChannelOptions } from '../transport/channel.js';
-import {
-  type Command,
-  CommandFlags,
-  type CommandOptions,
-  type ReplyTransform,
-} from '../transport/command.js';
+import type { Command, CommandOptions, ReplyTransform } from '../transport/command.js';
 import { Batch, type BatchDispatcher } from './batch.js';
-import { CircuitGate, type ClientCircuit } from './circuit-gate.js';
+import { type ClientCircuit, circuitRegistry } from './circuit-gate.js';
 import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
-import { DedicatedPool } from './dedicated-pool.js';
-import { clientErrorReporter, observeConnections, traceCommand } from './diagnostics.js';
 import { checkedPrefix, KeyPrefixView } from './key-prefix-view.js';
 import { ClientTelemetry } from './metrics.js';
 import { Transaction } from './multi.js';
-import { type ResolvedOptions, type RespireOptions, resolveOptions } from './options.js';
+import { EndpointNode } from './node/endpoint-node.js';
+import type { ResolvedOptions } from './options.js';
 import { prepareCommand } from './prepare-command.js';
-import { type PubSubErrorListener, type PubSubListener, Subscriber } from './pubsub.js';
+import type { PubSubErrorListener, PubSubListener, SubscriptionKind } from './pubsub.js';
 import { isReadOnlyCommand } from './read-only-commands.js';
 import { refusedCommand } from './refused-commands.js';
-import { TransactionTracker } from './transaction-run.js';
-import { type SessionPool, type WatchSession, WatchSessions } from './watch-session.js';
+import type { Router } from './router.js';
+import type { WatchSession } from './watch-session.js';
 
-export class RespireClient extends Commander {
-  /** Connects and completes the handshake; rejects with the first connection's error. */
-  static async connect(options: RespireOptions): Promise<RespireClient> {
-    const client = new RespireClient(resolveOptions(options));
-    await client.main.start();
-    return client;
-  }
+/** Makes the nodes a router needs, sharing the client's telemetry and circuit registry. */
+export interface NodeFactory {
+  /** A node for `endpoint`; `setupCommands` run on each of its connections after the handshake. */
+  create(endpoint: RespireEndpoint, setupCommands?: readonly (readonly string[])[]): EndpointNode;
+}
 
-  private readonly main: Channel;
-  private readonly dedicated: DedicatedPool;
-  /** Lends dedicated connections to blocking commands and WATCH sessions, through the circuit. */
-  private readonly lender: SessionPool;
-  /** Pub/sub on a connection of its own, opened on the first subscribe (pubsub.ts). */
-  private readonly subscriber: Subscriber;
+export class ClientCore extends Commander {
+  protected readonly router: Router;
   private closing: Promise<void> | undefined;
-  /** Transactions on `main` whose rest must not follow their MULTI onto a new connection. */
-  private readonly transactions = new TransactionTracker();
-  private readonly sessions: WatchSessions;
   /** How batches send their entries: contiguously, in one go (batch.ts). */
   private readonly batchDispatcher: BatchDispatcher;
   private readonly telemetry: ClientTelemetry;
   /** `redis.client.errors`: told what a caller received; none without that metric. */
   private readonly errorSink: ((error: unknown) => void) | undefined;
-  /** The endpoint's circuit, shared by every channel; none without `circuitBreaker` (no per-command work). */
-  private readonly gate: CircuitGate | undefined;
+  /** Pub/sub error listeners, added to every node's subscriber (present and future). */
+  private readonly pubSubErrorListeners = new Set<PubSubErrorListener>();
 
-  private constructor(private readonly options: ResolvedOptions) {
+  protected constructor(
+    private readonly options: ResolvedOptions,
+    makeRouter: (nodes: NodeFactory) => Router,
+  ) {
     super();
     this.telemetry = options.meter === null ? ClientTelemetry.disabled : new ClientTelemetry(options);
     this.errorSink = this.telemetry.errorMetrics ? this.reportError : undefined;
-    const gate =
+    const circuits =
       options.circuitBreaker === null
         ? undefined
-        : new CircuitGate({ ...options, circuitBreaker: options.circuitBreaker, telemetry: this.telemetry });
-    this.gate = gate;
-    // diagnostics.ts `respire:client:error`: a `reconnect` function that failed (issue 19 #5).
-    const channelOptions: ChannelOptions = {
-      ...options,
-      gate,
-      onReconnectPolicyError: clientErrorReporter(options.endpoint),
-    };
-    // diagnostics.ts: `respire:connection:connect` for the shared connection.
-    const connections = observeConnections(options.endpoint, 'shared');
-    this.main = new Channel({
-      ...channelOptions,
-      onConnect: () => {
-        this.transactions.onConnect();
-        connections.connected();
+        : circuitRegistry({ ...options, circuitBreaker: options.circuitBreaker });
+    this.router = makeRouter({
+      create: (endpoint, setupCommands) => {
+        const node = new EndpointNode({
+          options: { ...options, endpoint },
+          telemetry: this.telemetry,
+          errorSink: this.errorSink,
+          circuits,
+          setupCommands,
+        });
+        for (const listener of this.pubSubErrorListeners) node.subscriber.onError(listener);
+        return node;
       },
-      onDisconnect: connections.disconnected,
-      onReconnectScheduled: connections.reconnecting,
-    });
-    this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
-    this.lender = this.dedicatedLender();
-    this.sessions = new WatchSessions(this.lender, {
-      commandTimeout: options.commandTimeout,
-      clock: options.clock,
-      errorSink: this.errorSink,
     });
     this.batchDispatcher = {
       commandTimeout: options.commandTimeout,
@@ -100,24 +76,25 @@ export class RespireClient extends Commander {
         for (const command of commands) if (!command.settled) this.route(command);
       },
     };
-    this.subscriber = new Subscriber({
-      channel: channelOptions,
-      commandTimeout: options.commandTimeout,
-      circuit: gate,
-    });
   }
 
-  /** The configured data endpoint. */
+  /** The data endpoint: the configured one, or in Cluster mode the first seed. */
   get endpoint(): RespireEndpoint {
-    return this.options.endpoint;
+    return this.router.endpoint;
   }
 
   /**
    * The endpoint's circuit, read-only (state, counts, transitions), shared by every connection and
-   * view of this client; undefined without `circuitBreaker`.
+   * view of this client; undefined without `circuitBreaker`. In Cluster mode each node has its own:
+   * see `circuitOf`.
    */
   get circuit(): ClientCircuit | undefined {
-    return this.gate?.circuit;
+    return this.router.circuitOf(this.router.endpoint);
+  }
+
+  /** The circuit of a node the client has (a Cluster node, a Sentinel primary or replica). */
+  circuitOf(endpoint: RespireEndpoint): ClientCircuit | undefined {
+    return this.router.circuitOf(endpoint);
   }
 
   /**
@@ -150,17 +127,17 @@ export class RespireClient extends Commander {
    * (rethrown from a microtask when there are none).
    */
   subscribe(channels: string | readonly string[], listener: PubSubListener): Promise<void> {
-    return this.subscriber.subscribe('channel', channels, listener);
+    return this.subscribeTo('channel', channels, listener);
   }
 
   /** PSUBSCRIBE: as `subscribe`, for glob patterns; listeners also get the matching pattern. */
   psubscribe(patterns: string | readonly string[], listener: PubSubListener): Promise<void> {
-    return this.subscriber.subscribe('pattern', patterns, listener);
+    return this.subscribeTo('pattern', patterns, listener);
   }
 
   /** SSUBSCRIBE: as `subscribe`, for shard channels (SPUBLISH). */
   ssubscribe(shardChannels: string | readonly string[], listener: PubSubListener): Promise<void> {
-    return this.subscriber.subscribe('shard', shardChannels, listener);
+    return this.subscribeTo('shard', shardChannels, listener);
   }
 
   /**
@@ -168,17 +145,17 @@ export class RespireClient extends Commander {
    * A channel left without listeners is unsubscribed; resolves once the server confirmed.
    */
   unsubscribe(channels?: string | readonly string[], listener?: PubSubListener): Promise<void> {
-    return this.subscriber.unsubscribe('channel', channels, listener);
+    return this.unsubscribeFrom('channel', channels, listener);
   }
 
   /** As `unsubscribe`, for patterns. */
   punsubscribe(patterns?: string | readonly string[], listener?: PubSubListener): Promise<void> {
-    return this.subscriber.unsubscribe('pattern', patterns, listener);
+    return this.unsubscribeFrom('pattern', patterns, listener);
   }
 
   /** As `unsubscribe`, for shard channels. */
   sunsubscribe(shardChannels?: string | readonly string[], listener?: PubSubListener): Promise<void> {
-    return this.subscriber.unsubscribe('shard', shardChannels, listener);
+    return this.unsubscribeFrom('shard', shardChannels, listener);
   }
 
   /**
@@ -187,7 +164,12 @@ export class RespireClient extends Commander {
    * reconnect policy gave up (pubsub-errors.ts). Returns the function that removes the listener.
    */
   onPubSubError(listener: PubSubErrorListener): () => void {
-    return this.subscriber.onError(listener);
+    this.pubSubErrorListeners.add(listener);
+    const removers = this.router.subscriberNodes().map((node) => node.subscriber.onError(listener));
+    return () => {
+      this.pubSubErrorListeners.delete(listener);
+      for (const remove of removers) remove();
+    };
   }
 
   /** A batch: queued locally, written in one go by `execute()` (batch.ts). */
@@ -195,14 +177,19 @@ export class RespireClient extends Commander {
     return new Batch(this.batchDispatcher);
   }
 
-  /** A MULTI/EXEC transaction on the shared connection, sent in one write by `exec()` (multi.ts). */
+  /**
+   * A MULTI/EXEC transaction, sent in one write by `exec()` (multi.ts) on the shared connection of
+   * the node its keys belong to.
+   */
   multi(): Transaction {
     return new Transaction({
-      target: this.main,
+      route: (entries) => {
+        const node = this.router.transactionNode(entries);
+        return node instanceof Error ? node : { target: node.transactionTarget, tracker: node.transactions };
+      },
       commandTimeout: this.options.commandTimeout,
       clock: this.options.clock,
       watched: false,
-      tracker: this.transactions,
       onError: this.errorSink,
     });
   }
@@ -212,7 +199,13 @@ export class RespireClient extends Commander {
    * succeeded. See watch-session.ts for when a session gives its connection back.
    */
   watch(keys: RedisArgument | readonly RedisArgument[]): Promise<WatchSession> {
-    return this.sessions.watch(keys);
+    const list: RedisArgument[] = typeof keys === 'string' || Buffer.isBuffer(keys) ? [keys] : [...keys];
+    const node = this.router.watchNode(list);
+    if (node instanceof Error) {
+      this.errorSink?.(node);
+      return Promise.reject(node);
+    }
+    return node.sessions.watch(list);
   }
 
   /**
@@ -220,26 +213,43 @@ export class RespireClient extends Commander {
    * reject with RespireConnectionError (`written: false`).
    */
   close(): Promise<void> {
-    this.closing ??= Promise.all([
-      this.main.close(),
-      this.dedicated.close(),
-      this.subscriber.close(),
-      this.sessions.releaseAll(),
-    ]).then(() => this.gate?.dispose());
+    this.closing ??= this.router.close();
     return this.closing;
   }
 
   /** Closes every connection at once; what is queued or in flight rejects. */
   destroy(): void {
-    this.main.destroy();
-    this.dedicated.destroy();
-    this.sessions.destroyAll();
-    this.subscriber.destroy();
-    this.gate?.dispose();
+    this.router.destroy();
   }
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  /** Opens what `connect()` waits for (the router's first connections). */
+  protected start(): Promise<void> {
+    return this.router.start();
+  }
+
+  private subscribeTo(
+    kind: SubscriptionKind,
+    names: string | readonly string[],
+    listener: PubSubListener,
+  ): Promise<void> {
+    const node = this.router.subscriberNode(kind, typeof names === 'string' ? [names] : names);
+    if (node instanceof Error) return Promise.reject(node);
+    return node.subscriber.subscribe(kind, names, listener);
+  }
+
+  private unsubscribeFrom(
+    kind: SubscriptionKind,
+    names: string | readonly string[] | undefined,
+    listener: PubSubListener | undefined,
+  ): Promise<void> {
+    const nodes = this.router.subscriberNodes();
+    return Promise.all(nodes.map((node) => node.subscriber.unsubscribe(kind, names, listener))).then(
+      () => undefined,
+    );
   }
 
   private callOnce<T>(
@@ -255,9 +265,8 @@ export class RespireClient extends Commander {
   }
 
   /**
-   * Blocking commands get a dedicated connection; the rest share the pipeline. Every command and
-   * batch entry sent passes here, so here the `respire:command:*` channels see it (diagnostics.ts),
-   * and here commands that would change the connection's state are refused (refused-commands.ts).
+   * Every command and batch entry sent passes here: commands that would change the connection's
+   * state are refused (refused-commands.ts), the rest go to the router.
    */
   private route(command: Command<unknown>): void {
     const refusal = refusedCommand(command.args);
@@ -265,46 +274,7 @@ export class RespireClient extends Commander {
       command.reject(refusal);
       return;
     }
-    traceCommand(command, this.options.endpoint, this.options.clock);
-    if ((command.flags & CommandFlags.Blocking) !== 0) this.runDedicated(command);
-    else this.main.enqueue(command);
-  }
-
-  /**
-   * Dedicated connections for blocking commands and WATCH sessions. With a circuit, one is not even
-   * opened while the circuit rejects, and failing to open one is a selection failure
-   * (circuit-gate.ts `borrow`).
-   */
-  private dedicatedLender(): SessionPool {
-    const { gate, dedicated } = this;
-    if (gate === undefined) return dedicated;
-    return {
-      acquire: () => gate.borrow(dedicated),
-      release: (channel) => dedicated.release(channel),
-      discard: (channel) => dedicated.discard(channel),
-    };
-  }
-
-  /** A blocking command borrows a connection of its own for as long as it runs. */
-  private runDedicated(command: Command<unknown>): void {
-    this.lender.acquire().then(
-      (channel) => {
-        channel.enqueue(command);
-        command.promise.then(
-          // A fire-and-forget command settles when written: the server is still blocked on it.
-          () =>
-            (command.flags & CommandFlags.FireAndForget) !== 0
-              ? this.dedicated.discard(channel)
-              : this.dedicated.release(channel),
-          () => {
-            // Aborted while blocked: the server is still blocked on that connection, so drop it.
-            if (command.discardReply || channel.current === undefined) this.dedicated.discard(channel);
-            else this.dedicated.release(channel);
-          },
-        );
-      },
-      (error) => command.reject(error),
-    );
+    this.router.send(command);
   }
 
   private async callWithRetry<T>(
@@ -320,14 +290,14 @@ export class RespireClient extends Commander {
         return await this.callOnce(args, transform, options, flags);
       } catch (error) {
         if (attempt >= this.options.retryAttempts || !mayRetry(error, args)) throw error;
-        this.telemetry.commandRetry(this.options.endpoint);
+        this.telemetry.commandRetry(this.router.endpoint);
       }
     }
   }
 
   /** `redis.client.errors`: what a caller of `call` received. */
   private readonly reportError = (error: unknown): void => {
-    this.telemetry.commandError(this.options.endpoint, error);
+    this.telemetry.commandError(this.router.endpoint, error);
   };
 }
 

@@ -1,0 +1,111 @@
+// The options that choose and shape a client's mode (API.md "RespireOptions", "Cluster"):
+// `useCluster` with its `cluster` settings, and `readFrom`. Validated here, used by the routers.
+import { RespireConfigurationError, type RespireEndpoint } from '../errors.js';
+import { rejectUnknownOptions } from '../util/unknown-options.js';
+
+/** Rewrites a node address the cluster announces (NAT, Docker, a test proxy); never the seeds. */
+export type AddressMap = (endpoint: RespireEndpoint) => RespireEndpoint;
+
+/** Where read-only commands go in Cluster (and Sentinel) mode. */
+export type ReadFrom = 'primary' | 'replica' | 'replicaPreferred';
+
+export interface RespireClusterOptions {
+  /** Periodic topology refresh, ms, with jitter; 0 turns it off. Default 30000. */
+  refreshInterval?: number;
+  /** MOVED, ASK, TRYAGAIN and CLUSTERDOWN hops per command before the last error is the answer. Default 16. */
+  maxRedirections?: number;
+  /** Rewrites every node address the client learns (topology replies, MOVED/ASK targets). */
+  addressMap?: AddressMap;
+}
+
+export interface ResolvedClusterOptions {
+  readonly refreshInterval: number;
+  readonly maxRedirections: number;
+  readonly addressMap: AddressMap | undefined;
+}
+
+export interface ModeOptionsInput {
+  useCluster?: boolean | undefined;
+  cluster?: RespireClusterOptions | undefined;
+  readFrom?: ReadFrom | undefined;
+  database?: number | undefined;
+}
+
+export interface ResolvedModeOptions {
+  readonly mode: 'standalone' | 'cluster';
+  readonly cluster: ResolvedClusterOptions;
+  readonly readFrom: ReadFrom;
+}
+
+const CLUSTER_OPTION_NAMES = Object.keys({
+  refreshInterval: true,
+  maxRedirections: true,
+  addressMap: true,
+} satisfies Record<keyof RespireClusterOptions, true>);
+
+const READ_FROM: readonly ReadFrom[] = ['primary', 'replica', 'replicaPreferred'];
+
+/** @throws RespireConfigurationError naming the option at fault. */
+export function resolveModeOptions(options: ModeOptionsInput): ResolvedModeOptions {
+  const { useCluster, cluster, readFrom } = options;
+  if (useCluster !== undefined && typeof useCluster !== 'boolean') {
+    throw new RespireConfigurationError('useCluster', useCluster, 'true or false');
+  }
+  const mode = useCluster === true ? 'cluster' : 'standalone';
+  if (readFrom !== undefined && !READ_FROM.includes(readFrom)) {
+    throw new RespireConfigurationError('readFrom', readFrom, "'primary', 'replica' or 'replicaPreferred'");
+  }
+  if (mode === 'standalone' && readFrom !== undefined && readFrom !== 'primary') {
+    throw new RespireConfigurationError(
+      'readFrom',
+      readFrom,
+      "'primary' without useCluster (replicas are read in Cluster mode)",
+    );
+  }
+  if (mode === 'standalone' && cluster !== undefined) {
+    throw new RespireConfigurationError('cluster', cluster, 'not set without useCluster: true');
+  }
+  if (mode === 'cluster' && options.database !== undefined) {
+    throw new RespireConfigurationError(
+      'database',
+      options.database,
+      'not set with useCluster: Redis Cluster has database 0 only',
+    );
+  }
+  return { mode, cluster: resolveCluster(cluster), readFrom: readFrom ?? 'primary' };
+}
+
+function resolveCluster(cluster: RespireClusterOptions | undefined): ResolvedClusterOptions {
+  if (cluster === undefined) return { refreshInterval: 30_000, maxRedirections: 16, addressMap: undefined };
+  if (cluster === null || typeof cluster !== 'object' || Array.isArray(cluster)) {
+    throw new RespireConfigurationError(
+      'cluster',
+      cluster,
+      '{ refreshInterval, maxRedirections, addressMap }',
+    );
+  }
+  rejectUnknownOptions(cluster, CLUSTER_OPTION_NAMES, 'cluster.');
+  const { refreshInterval = 30_000, maxRedirections = 16, addressMap } = cluster;
+  if (!Number.isInteger(refreshInterval) || refreshInterval < 0 || refreshInterval > 2 ** 31 - 1) {
+    throw new RespireConfigurationError(
+      'cluster.refreshInterval',
+      refreshInterval,
+      'an integer from 0 (off) through 2147483647',
+    );
+  }
+  if (!Number.isInteger(maxRedirections) || maxRedirections < 0 || maxRedirections > 1000) {
+    throw new RespireConfigurationError(
+      'cluster.maxRedirections',
+      maxRedirections,
+      'an integer from 0 through 1000',
+    );
+  }
+  if (addressMap !== undefined && typeof addressMap !== 'function') {
+    throw new RespireConfigurationError(
+      'cluster.addressMap',
+      addressMap,
+      'a function ({ host, port }) => { host, port }',
+    );
+  }
+  return { refreshInterval, maxRedirections, addressMap };
+}

@@ -1,0 +1,175 @@
+// One data endpoint of a client (issue 11 "First, the shape"): its shared auto-pipelined channel,
+// the dedicated connections its blocking commands and WATCH sessions borrow, its subscriber
+// connection, and its circuit, checked right before every send on each of them (circuit-gate.ts).
+// A router (router.ts) picks the node for each command; standalone is one node, Cluster one per
+// cluster node, Sentinel the current primary and its replicas.
+import type { RespireEndpoint } from '../../errors.js';
+import { Channel, type ChannelOptions } from '../../transport/channel.js';
+import { type Command, CommandFlags } from '../../transport/command.js';
+import { CircuitGate, type ClientCircuit, type circuitRegistry } from '../circuit-gate.js';
+import { DedicatedPool } from '../dedicated-pool.js';
+import { clientErrorReporter, observeConnections, traceCommand } from '../diagnostics.js';
+import type { ClientTelemetry } from '../metrics.js';
+import type { ResolvedOptions } from '../options.js';
+import { Subscriber } from '../pubsub.js';
+import type { TransactionTarget, TransactionTracker } from '../transaction-run.js';
+import { TransactionTracker as Tracker } from '../transaction-run.js';
+import { type SessionPool, WatchSessions } from '../watch-session.js';
+
+export interface EndpointNodeSettings {
+  /** The client's options, with `endpoint` this node's address as dialled. */
+  readonly options: ResolvedOptions;
+  readonly telemetry: ClientTelemetry;
+  /** `redis.client.errors`: told what a caller received; none without that metric. */
+  readonly errorSink: ((error: unknown) => void) | undefined;
+  /** The client's circuit registry, shared by all its nodes; none without `circuitBreaker`. */
+  readonly circuits: ReturnType<typeof circuitRegistry> | undefined;
+  /** Commands every connection of the node runs after its handshake (READONLY on a replica). */
+  readonly setupCommands?: readonly (readonly string[])[] | undefined;
+}
+
+export class EndpointNode {
+  readonly endpoint: RespireEndpoint;
+  /** The endpoint's circuit; none without `circuitBreaker` (no per-command work). */
+  readonly gate: CircuitGate | undefined;
+  /** The shared pipeline. */
+  readonly main: Channel;
+  /** Transactions on `main` whose rest must not follow their MULTI onto a new connection. */
+  readonly transactions: TransactionTracker = new Tracker();
+  readonly sessions: WatchSessions;
+  /** Pub/sub on a connection of its own, opened on the first subscribe (pubsub.ts). */
+  readonly subscriber: Subscriber;
+  private readonly dedicated: DedicatedPool;
+  /** Lends dedicated connections to blocking commands and WATCH sessions, through the circuit. */
+  private readonly lender: SessionPool;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly settings: EndpointNodeSettings) {
+    const { options, telemetry, circuits } = settings;
+    const endpoint = options.endpoint;
+    this.endpoint = endpoint;
+    const gate =
+      options.circuitBreaker === null
+        ? undefined
+        : new CircuitGate({ ...options, circuitBreaker: options.circuitBreaker, telemetry }, circuits);
+    this.gate = gate;
+    // diagnostics.ts `respire:client:error`: a `reconnect` function that failed (issue 19 #5).
+    const channelOptions: ChannelOptions = {
+      ...options,
+      gate,
+      setupCommands: settings.setupCommands,
+      onReconnectPolicyError: clientErrorReporter(endpoint),
+    };
+    // diagnostics.ts: `respire:connection:connect` for the shared connection.
+    const connections = observeConnections(endpoint, 'shared');
+    this.main = new Channel({
+      ...channelOptions,
+      onConnect: () => {
+        this.transactions.onConnect();
+        connections.connected();
+      },
+      onDisconnect: connections.disconnected,
+      onReconnectScheduled: connections.reconnecting,
+    });
+    this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
+    this.lender = this.dedicatedLender();
+    this.sessions = new WatchSessions(this.lender, {
+      commandTimeout: options.commandTimeout,
+      clock: options.clock,
+      errorSink: settings.errorSink,
+    });
+    this.subscriber = new Subscriber({
+      channel: channelOptions,
+      commandTimeout: options.commandTimeout,
+      circuit: gate,
+    });
+  }
+
+  /** The endpoint's circuit, read-only; undefined without `circuitBreaker`. */
+  get circuit(): ClientCircuit | undefined {
+    return this.gate?.circuit;
+  }
+
+  /** Where this node's transactions are written: the shared pipeline. */
+  get transactionTarget(): TransactionTarget {
+    return this.main;
+  }
+
+  /** Opens the shared connection; rejects with its error. */
+  start(): Promise<void> {
+    return this.main.start();
+  }
+
+  /** Opens the shared connection without waiting; failures reconnect per policy. */
+  startInBackground(): void {
+    this.main.startInBackground();
+  }
+
+  /**
+   * Sends one command: blocking ones on a dedicated connection, the rest on the shared pipeline.
+   * Here the `respire:command:*` channels see it (diagnostics.ts), with the endpoint it went to,
+   * unless a router traced the caller's command itself (`traced` false for its attempts).
+   */
+  send(command: Command<unknown>, traced = true): void {
+    if (traced) traceCommand(command, this.endpoint, this.settings.options.clock);
+    if ((command.flags & CommandFlags.Blocking) !== 0) this.runDedicated(command);
+    else this.main.enqueue(command);
+  }
+
+  /** Waits for every reply in flight, then closes every connection of the node. */
+  close(): Promise<void> {
+    this.closing ??= Promise.all([
+      this.main.close(),
+      this.dedicated.close(),
+      this.subscriber.close(),
+      this.sessions.releaseAll(),
+    ]).then(() => this.gate?.dispose());
+    return this.closing;
+  }
+
+  /** Closes every connection at once; what is queued or in flight rejects. */
+  destroy(): void {
+    this.main.destroy();
+    this.dedicated.destroy();
+    this.sessions.destroyAll();
+    this.subscriber.destroy();
+    this.gate?.dispose();
+  }
+
+  /**
+   * Dedicated connections for blocking commands and WATCH sessions. With a circuit, one is not even
+   * opened while the circuit rejects, and failing to open one is a selection failure
+   * (circuit-gate.ts `borrow`).
+   */
+  private dedicatedLender(): SessionPool {
+    const { gate, dedicated } = this;
+    if (gate === undefined) return dedicated;
+    return {
+      acquire: () => gate.borrow(dedicated),
+      release: (channel) => dedicated.release(channel),
+      discard: (channel) => dedicated.discard(channel),
+    };
+  }
+
+  /** A blocking command borrows a connection of its own for as long as it runs. */
+  private runDedicated(command: Command<unknown>): void {
+    this.lender.acquire().then(
+      (channel) => {
+        channel.enqueue(command);
+        command.promise.then(
+          // A fire-and-forget command settles when written: the server is still blocked on it.
+          () =>
+            (command.flags & CommandFlags.FireAndForget) !== 0
+              ? this.dedicated.discard(channel)
+              : this.dedicated.release(channel),
+          () => {
+            // Aborted while blocked: the server is still blocked on that connection, so drop it.
+            if (command.discardReply || channel.current === undefined) this.dedicated.discard(channel);
+            else this.dedicated.release(channel);
+          },
+        );
+      },
+      (error) => command.reject(error),
+    );
+  }
+}

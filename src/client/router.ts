@@ -1,0 +1,34 @@
+// The router interface (issue 11 "First, the shape"): the client core hands every command to a
+// router, which picks the node it goes to. Standalone is the one-node router (standalone-router.ts);
+// Cluster and Sentinel implement the same interface above the core (src/cluster, src/sentinel),
+// which never imports them (STYLE.md "Layers").
+import type { RespireEndpoint } from '../errors.js';
+import type { Command } from '../transport/command.js';
+import type { ClientCircuit } from './circuit-gate.js';
+import type { RedisArgument } from './commands/caller.js';
+import type { EndpointNode } from './node/endpoint-node.js';
+import type { SubscriptionKind } from './pubsub.js';
+
+export interface Router {
+  /** The endpoint the client names as its own: the standalone endpoint, or the first seed. */
+  readonly endpoint: RespireEndpoint;
+  /** Opens what the client needs before `connect` resolves; rejects with why it cannot. */
+  start(): Promise<void>;
+  /**
+   * Sends one command (a single command, a batch entry, each attempt of a retried one) to the node
+   * it belongs to, following redirects where the mode has them. It settles through its own promise.
+   */
+  send(command: Command<unknown>): void;
+  /** The node a transaction of these entries runs on, or the error that fails it with nothing sent. */
+  transactionNode(entries: readonly Command<unknown>[]): EndpointNode | Error;
+  /** The node a WATCH session on these keys runs on, or the error that fails `watch()`. */
+  watchNode(keys: readonly RedisArgument[]): EndpointNode | Error;
+  /** The node subscriptions of this kind and these names go to. */
+  subscriberNode(kind: SubscriptionKind, names: readonly string[]): EndpointNode | Error;
+  /** Every node a subscription may be on (for unsubscribing from all of them). */
+  subscriberNodes(): readonly EndpointNode[];
+  /** The circuit of one endpoint the client has a node for; undefined without `circuitBreaker`. */
+  circuitOf(endpoint: RespireEndpoint): ClientCircuit | undefined;
+  close(): Promise<void>;
+  destroy(): void;
+}

@@ -1,0 +1,340 @@
+// The Cluster router (issue 11, API.md "Cluster"): a node per cluster node, each with its own
+// circuit; commands routed by their keys' slot through the slot map (readFrom picks a replica for
+// read-only ones); MGET/MSET/DEL/UNLINK/EXISTS/TOUCH split per slot; keyless commands by their
+// request-policy tip; MOVED, ASK, TRYAGAIN and CLUSTERDOWN followed (cluster-attempt.ts) at most
+// `cluster.maxRedirections` hops; the topology refreshed at start, on MOVED, CLUSTERDOWN and node
+// failures (rate-limited, coalesced), and every `cluster.refreshInterval`.
+
+import type { ClientCircuit } from '../client/circuit-gate.js';
+import type { NodeFactory } from '../client/client-core.js';
+import { commandSpecOf } from '../client/command-table.js';
+import type { RedisArgument } from '../client/commands/caller.js';
+import { traceCommand } from '../client/diagnostics.js';
+import { endpointKey } from '../client/endpoint.js';
+import type { EndpointNode } from '../client/node/endpoint-node.js';
+import type { ResolvedOptions } from '../client/options.js';
+import type { SubscriptionKind } from '../client/pubsub.js';
+import { isReadOnlyCommand } from '../client/read-only-commands.js';
+import type { Router } from '../client/router.js';
+import {
+  RespireCircuitOpenError,
+  RespireConnectionError,
+  type RespireEndpoint,
+  RespireServerError,
+  RespireTimeoutError,
+} from '../errors.js';
+import { Command, CommandFlags } from '../transport/command.js';
+import { ClusterAttempt, type RedirectFollower } from './cluster-attempt.js';
+import { ANY_SLOT, CROSS_SLOT, commandSlot, crossSlotError, sharedSlot } from './command-slot.js';
+import { aggregateReplies } from './fan-out.js';
+import { JoinedReply } from './joined-reply.js';
+import { keySlot } from './key-slot.js';
+import { withMovedSlot } from './moved-slot.js';
+import type { NodeAddress } from './node-address.js';
+import { classifyClusterError } from './redirect.js';
+import { splitBySlot } from './split-command.js';
+import { type ClusterNode, type ClusterTopology, UNASSIGNED } from './topology.js';
+import { TopologyRefresher } from './topology-refresher.js';
+
+/** Backoff before a TRYAGAIN or CLUSTERDOWN command is sent again: 10, 20, 40 … up to 160 ms. */
+const RETRY_BACKOFF_MS = 10;
+const RETRY_BACKOFF_MAX_MS = 160;
+
+export class ClusterRouter implements Router, RedirectFollower {
+  private readonly nodes = new Map<string, EndpointNode>();
+  private readonly refresher: TopologyRefresher;
+  private replicaTurn = 0;
+  private closed = false;
+
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly factory: NodeFactory,
+  ) {
+    this.refresher = new TopologyRefresher(options, (topology) => this.adopt(topology));
+  }
+
+  /** The first seed: the client's name for the cluster. */
+  get endpoint(): RespireEndpoint {
+    return this.options.endpoint;
+  }
+
+  private get topology(): ClusterTopology {
+    return this.refresher.topology!;
+  }
+
+  /** Reads the topology from the seeds (in turn); rejects when none answers. */
+  async start(): Promise<void> {
+    await this.refresher.start();
+  }
+
+  send(command: Command<unknown>): void {
+    const args = command.args;
+    const slot = commandSlot(args);
+    if (slot === CROSS_SLOT) {
+      const split = splitBySlot(args);
+      if (split === undefined) {
+        command.reject(crossSlotError(String(args[0])));
+        return;
+      }
+      const joined = new JoinedReply(
+        command,
+        split.parts.map((part) => part.args),
+        (replies) => split.join(replies),
+      );
+      this.traced(command, this.options.endpoint);
+      joined.parts.forEach((part, i) => {
+        this.dispatch(part, split.parts[i]!.slot, 0);
+      });
+      return;
+    }
+    if (slot === ANY_SLOT) {
+      this.sendKeyless(command);
+      return;
+    }
+    const node = this.nodeForSlot(slot, command);
+    if (node instanceof Error) {
+      command.reject(node);
+      return;
+    }
+    this.traced(command, node.endpoint);
+    this.write(command, node, 0, false);
+  }
+
+  transactionNode(entries: readonly Command<unknown>[]): EndpointNode | Error {
+    const slot = sharedSlot(entries.map((entry) => commandSlot(entry.args)));
+    if (slot === CROSS_SLOT) return crossSlotError('MULTI');
+    return slot === ANY_SLOT ? this.anyPrimary() : this.primaryForSlot(slot);
+  }
+
+  watchNode(keys: readonly RedisArgument[]): EndpointNode | Error {
+    const slot = sharedSlot(keys.map((key) => keySlot(key)));
+    if (slot === CROSS_SLOT) return crossSlotError('WATCH');
+    return slot === ANY_SLOT ? this.anyPrimary() : this.primaryForSlot(slot);
+  }
+
+  /**
+   * Shard channels on their slot's primary; channels and patterns on one node (the first primary),
+   * since classic pub/sub reaches every node of the cluster.
+   */
+  subscriberNode(kind: SubscriptionKind, names: readonly string[]): EndpointNode | Error {
+    if (kind !== 'shard') return this.anyPrimary(0);
+    const slot = sharedSlot(names.map((name) => keySlot(name)));
+    if (slot === CROSS_SLOT) return crossSlotError('SSUBSCRIBE');
+    return slot === ANY_SLOT ? this.anyPrimary(0) : this.primaryForSlot(slot);
+  }
+
+  subscriberNodes(): readonly EndpointNode[] {
+    return [...this.nodes.values()];
+  }
+
+  circuitOf(endpoint: RespireEndpoint): ClientCircuit | undefined {
+    return this.nodes.get(endpointKey(endpoint))?.circuit;
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    this.refresher.stop();
+    return Promise.all([...this.nodes.values()].map((node) => node.close())).then(() => undefined);
+  }
+
+  destroy(): void {
+    this.closed = true;
+    this.refresher.stop();
+    for (const node of this.nodes.values()) node.destroy();
+  }
+
+  /** RedirectFollower: MOVED and ASK to their target, TRYAGAIN and CLUSTERDOWN after a pause. */
+  follow(attempt: ClusterAttempt, error: RespireServerError): boolean {
+    if (this.closed || attempt.hops >= this.options.cluster.maxRedirections) return false;
+    const redirect = classifyClusterError(error, {
+      blankHost: this.announcedHost(attempt.node),
+      addressMap: this.options.cluster.addressMap,
+    });
+    if (redirect === undefined) return false;
+    const origin = attempt.origin;
+    const hops = attempt.hops + 1;
+    switch (redirect.kind) {
+      case 'moved':
+      case 'ask': {
+        if (redirect.kind === 'moved') this.refresher.requestRefresh();
+        if (redirect.target === null) {
+          this.later(hops, () => this.dispatch(origin, redirect.slot, hops));
+          return true;
+        }
+        if (redirect.kind === 'moved')
+          this.refresher.patch((topology) => withMovedSlot(topology, redirect.slot, redirect.target!));
+        this.write(origin, this.nodeAt(redirect.target), hops, redirect.kind === 'ask');
+        return true;
+      }
+      case 'clusterdown':
+        this.refresher.requestRefresh();
+        this.later(hops, () => this.dispatch(origin, commandSlot(origin.args), hops));
+        return true;
+      case 'tryagain':
+        this.later(hops, () => this.write(origin, attempt.node, hops, false));
+        return true;
+    }
+  }
+
+  /** RedirectFollower: a connection failure or a reply deadline on a node may mean it moved or died. */
+  attemptFailed(_attempt: ClusterAttempt, error: unknown): void {
+    if (error instanceof RespireCircuitOpenError) return;
+    if (
+      error instanceof RespireConnectionError ||
+      (error instanceof RespireTimeoutError && error.phase !== 'acquire')
+    ) {
+      this.refresher.requestRefresh();
+    }
+  }
+
+  /** Sends the origin (or a part) by its slot, as a new hop; a keyless one to any primary. */
+  private dispatch(origin: Command<unknown>, slot: number, hops: number): void {
+    if (origin.settled) return;
+    const node = slot < 0 ? this.anyPrimary() : this.nodeForSlot(slot, origin);
+    if (node instanceof Error) origin.reject(node);
+    else this.write(origin, node, hops, false);
+  }
+
+  /** One attempt on `node`; with `asking`, ASKING is written right before it on the same connection. */
+  private write(origin: Command<unknown>, node: EndpointNode, hops: number, asking: boolean): void {
+    if (origin.settled) return;
+    const attempt = new ClusterAttempt(origin, node, hops, this);
+    if (asking) {
+      const prefix = new Command(['ASKING'], 0, undefined, undefined, origin.timeoutMs);
+      prefix.promise.catch(ignore);
+      node.main.enqueue(prefix as Command<unknown>);
+    }
+    node.send(attempt as Command<unknown>, false);
+  }
+
+  /** Keyless: to every primary (or node) by its request-policy tip, else to one primary. */
+  private sendKeyless(command: Command<unknown>): void {
+    const spec = commandSpecOf(command.args);
+    const policy = spec?.requestPolicy;
+    if (policy === 'all_shards' || policy === 'all_nodes') {
+      const targets = policy === 'all_shards' ? this.primaries() : this.onlineNodes();
+      if (targets.length === 0) {
+        command.reject(this.noNodeError());
+        return;
+      }
+      const joined = new JoinedReply(
+        command,
+        targets.map(() => command.args),
+        (replies) => aggregateReplies(spec?.responsePolicy, replies),
+      );
+      this.traced(command, this.options.endpoint);
+      joined.parts.forEach((part, i) => {
+        this.write(part, this.nodeAt(targets[i]!), 0, false);
+      });
+      return;
+    }
+    const node = this.anyPrimary();
+    if (node instanceof Error) {
+      command.reject(node);
+      return;
+    }
+    this.traced(command, node.endpoint);
+    this.write(command, node, 0, false);
+  }
+
+  /** The node for a slot: its primary, or a replica for a read-only command under `readFrom`. */
+  private nodeForSlot(slot: number, command: Command<unknown>): EndpointNode | Error {
+    const owner = this.ownerOf(slot);
+    if (owner instanceof Error) return owner;
+    const readFrom = this.options.readFrom;
+    if (
+      readFrom === 'primary' ||
+      (command.flags & CommandFlags.Blocking) !== 0 ||
+      !isReadOnlyCommand(command.args)
+    ) {
+      return this.nodeAt(owner);
+    }
+    const replicas = owner.replicas;
+    if (replicas.length === 0) {
+      if (readFrom === 'replicaPreferred') return this.nodeAt(owner);
+      return new RespireConnectionError(
+        `no healthy replica of ${owner.endpoint.host}:${owner.endpoint.port} for slot ${slot} (readFrom: 'replica')`,
+        { endpoint: owner.endpoint, written: false },
+      );
+    }
+    const replica = this.topology.nodes[replicas[this.replicaTurn++ % replicas.length]!]!;
+    return this.nodeAt(replica);
+  }
+
+  private primaryForSlot(slot: number): EndpointNode | Error {
+    const owner = this.ownerOf(slot);
+    return owner instanceof Error ? owner : this.nodeAt(owner);
+  }
+
+  /** The slot's primary; an unserved slot is CLUSTERDOWN, as the server would say, and a refresh. */
+  private ownerOf(slot: number): ClusterNode | Error {
+    const index = this.topology.slots[slot]!;
+    if (index === UNASSIGNED) {
+      this.refresher.requestRefresh();
+      return new RespireServerError(`CLUSTERDOWN Hash slot ${slot} is not served by any known node`);
+    }
+    return this.topology.nodes[index]!;
+  }
+
+  /** A primary for keyless commands: `turn` picks a fixed one, otherwise they take turns. */
+  private anyPrimary(turn?: number): EndpointNode | Error {
+    const primaries = this.primaries();
+    if (primaries.length === 0) return this.noNodeError();
+    return this.nodeAt(primaries[(turn ?? this.replicaTurn++) % primaries.length]!);
+  }
+
+  private primaries(): ClusterNode[] {
+    return this.topology.nodes.filter((node) => node.role === 'primary' && node.health === 'online');
+  }
+
+  private onlineNodes(): ClusterNode[] {
+    return this.topology.nodes.filter((node) => node.health === 'online');
+  }
+
+  /** The node for an address, made (and its connection opened in the background) on first use. */
+  private nodeAt(address: NodeAddress | ClusterNode): EndpointNode {
+    let node = this.nodes.get(address.key);
+    if (node === undefined) {
+      const known = this.refresher.topology?.byKey.get(address.key);
+      const role = known === undefined ? 'primary' : this.topology.nodes[known]!.role;
+      node = this.factory.create(address.endpoint, role === 'replica' ? [['READONLY']] : undefined);
+      this.nodes.set(address.key, node);
+      if (!this.closed) node.startInBackground();
+    }
+    return node;
+  }
+
+  /** A new topology: nodes it no longer lists are closed (what is in flight there may finish). */
+  private adopt(topology: ClusterTopology): void {
+    for (const [key, node] of this.nodes) {
+      if (topology.byKey.has(key)) continue;
+      this.nodes.delete(key);
+      node.close().catch(ignore);
+    }
+  }
+
+  /** The announced host of a node: a blank host in its MOVED or ASK stands for it. */
+  private announcedHost(node: EndpointNode): string {
+    const index = this.topology.byKey.get(endpointKey(node.endpoint));
+    return index === undefined ? node.endpoint.host : this.topology.nodes[index]!.announced.host;
+  }
+
+  /** Runs `send` after the backoff for the hop (TRYAGAIN, CLUSTERDOWN, a target to look up). */
+  private later(hops: number, send: () => void): void {
+    const delay = Math.min(RETRY_BACKOFF_MAX_MS, RETRY_BACKOFF_MS * 2 ** (hops - 1));
+    setTimeout(send, delay).unref();
+  }
+
+  private traced(command: Command<unknown>, endpoint: RespireEndpoint): void {
+    traceCommand(command, endpoint, this.options.clock);
+  }
+
+  private noNodeError(): RespireConnectionError {
+    return new RespireConnectionError('no cluster node is known to be online', {
+      endpoint: this.options.endpoint,
+      written: false,
+    });
+  }
+}
+
+function ignore(): void {}

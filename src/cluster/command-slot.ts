@@ -1,0 +1,46 @@
+// Which slot a command belongs to (PROTOCOL.md §2.2): its keys from the command table's key specs
+// (shard channels included, as SPUBLISH/SSUBSCRIBE route by them), all in one slot, or none.
+import { commandKeys } from '../client/command-keys.js';
+import { RespireServerError } from '../errors.js';
+import type { RespArgument } from '../resp/encoder.js';
+import { keySlot } from './key-slot.js';
+
+/** The command names no key, or the table cannot say which (the server redirects if it must). */
+export const ANY_SLOT = -1;
+/** Its keys hash to more than one slot. */
+export const CROSS_SLOT = -2;
+
+/** The slot of the command's keys, `ANY_SLOT`, or `CROSS_SLOT`. */
+export function commandSlot(args: readonly RespArgument[]): number {
+  const keys = commandKeys(args, { includeNotKeys: true });
+  if (keys === undefined || keys.length === 0) return ANY_SLOT;
+  return slotOfArguments(args, keys);
+}
+
+/** The one slot of `args` at `positions`, or `CROSS_SLOT`. */
+export function slotOfArguments(args: readonly RespArgument[], positions: readonly number[]): number {
+  let slot = ANY_SLOT;
+  for (const position of positions) {
+    const next = keySlot(args[position]!);
+    if (slot === ANY_SLOT) slot = next;
+    else if (next !== slot) return CROSS_SLOT;
+  }
+  return slot;
+}
+
+/** The slot every command of a transaction (or the keys of a WATCH) shares. */
+export function sharedSlot(slots: Iterable<number>): number {
+  let shared = ANY_SLOT;
+  for (const slot of slots) {
+    if (slot === CROSS_SLOT) return CROSS_SLOT;
+    if (slot === ANY_SLOT) continue;
+    if (shared === ANY_SLOT) shared = slot;
+    else if (shared !== slot) return CROSS_SLOT;
+  }
+  return shared;
+}
+
+/** What the server would answer, given before anything is sent (API.md "Cluster"). */
+export function crossSlotError(what: string): RespireServerError {
+  return new RespireServerError(`CROSSSLOT Keys in request don't hash to the same slot (${what})`);
+}

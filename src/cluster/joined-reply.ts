@@ -1,0 +1,61 @@
+// The caller's reply to a command the router sent as several parts (a split MGET, a keyless command
+// fanned out to every primary): once every part has settled, the joined reply, or the first failed
+// part's error in part order (API.md "Cluster": not atomic; a part's failure fails the command).
+import type { RespArgument } from '../resp/encoder.js';
+import type { RespValue } from '../resp/types.js';
+import { Command, CommandFlags, type SettleObserver } from '../transport/command.js';
+
+export class JoinedReply implements SettleObserver {
+  private readonly values: RespValue[];
+  /** The failed part with the lowest position, and its error. */
+  private failedAt = Number.POSITIVE_INFINITY;
+  private error: unknown;
+  private remaining: number;
+
+  /** Makes one part per `partArgs`, each settling into this join. */
+  constructor(
+    private readonly origin: Command<unknown>,
+    partArgs: readonly (readonly RespArgument[])[],
+    private readonly join: (replies: readonly RespValue[]) => RespValue,
+  ) {
+    this.remaining = partArgs.length;
+    this.values = new Array(partArgs.length);
+    // A part is never fire-and-forget: its reply is needed for the join.
+    const flags = origin.flags & ~CommandFlags.FireAndForget;
+    this.parts = partArgs.map((args, i) => {
+      const part = new Command<unknown>(args, flags, undefined, origin.signal, origin.timeoutMs);
+      part.observer = this;
+      part.position = i;
+      return part;
+    });
+  }
+
+  readonly parts: readonly Command<unknown>[];
+
+  commandSettled(command: Command<unknown>, failed: boolean, outcome: unknown): void {
+    if (failed) {
+      command.promise.catch(ignore);
+      if (command.position < this.failedAt) {
+        this.failedAt = command.position;
+        this.error = outcome;
+      }
+    } else {
+      this.values[command.position] = outcome as RespValue;
+    }
+    if (--this.remaining > 0) return;
+    if (this.failedAt === Number.POSITIVE_INFINITY) {
+      let joined: RespValue;
+      try {
+        joined = this.join(this.values);
+      } catch (error) {
+        this.origin.reject(error);
+        return;
+      }
+      this.origin.reply(joined);
+      return;
+    }
+    this.origin.reject(this.error);
+  }
+}
+
+function ignore(): void {}

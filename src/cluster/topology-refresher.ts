@@ -1,0 +1,144 @@
+// Keeps the Cluster topology current (issue 11 "Topology", PROTOCOL.md §2.4): read from the seeds
+// at start; then on request (MOVED, CLUSTERDOWN, a node failing) and every `refreshInterval` with
+// jitter. Refreshes are coalesced (one in flight) and at least MIN_GAP_MS apart; each asks the known
+// nodes in turn, then the seeds, so it never needs a seed that has died. A new topology replaces
+// the old one whole.
+import type { ResolvedOptions } from '../client/options.js';
+import { RespireConnectionError, type RespireEndpoint } from '../errors.js';
+import type { ClusterTopology } from './topology.js';
+import { readTopology, type TopologyReadOptions } from './topology-reader.js';
+
+/** Refreshes on request are at least this far apart, so a burst of MOVED replies asks once. */
+const MIN_GAP_MS = 100;
+
+interface Candidate {
+  readonly endpoint: RespireEndpoint;
+  readonly blankHost: string;
+}
+
+export class TopologyRefresher {
+  /** The current topology; set once `start()` resolved. */
+  topology: ClusterTopology | undefined;
+  private refreshing: Promise<void> | undefined;
+  private lastStartedAt = Number.NEGATIVE_INFINITY;
+  private requested: ReturnType<typeof setTimeout> | undefined;
+  private periodic: ReturnType<typeof setTimeout> | undefined;
+  private stopped = false;
+  private readonly reading: TopologyReadOptions;
+
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly onChange: (topology: ClusterTopology) => void,
+  ) {
+    this.reading = {
+      settings: {
+        tls: options.tls,
+        protocol: options.protocol,
+        username: options.username,
+        password: options.password,
+        clientName: options.clientName,
+        database: 0,
+        connectTimeout: options.connectTimeout,
+        commandTimeout: options.connectTimeout,
+        returnBuffers: false,
+        clock: options.clock,
+      },
+      addressMap: options.cluster.addressMap,
+    };
+  }
+
+  /** The first topology, from the seeds in turn. */
+  async start(): Promise<void> {
+    await this.refresh();
+    this.schedulePeriodic();
+  }
+
+  /** Replaces the topology with a patched one (a MOVED); the full refresh follows. */
+  patch(change: (topology: ClusterTopology) => ClusterTopology): void {
+    if (this.topology !== undefined) this.topology = change(this.topology);
+  }
+
+  /** A refresh soon: at once unless one ran in the last MIN_GAP_MS; one in flight covers it. */
+  requestRefresh(): void {
+    if (this.stopped || this.refreshing !== undefined || this.requested !== undefined) return;
+    const wait = Math.max(0, this.lastStartedAt + MIN_GAP_MS - this.options.clock.now());
+    this.requested = setTimeout(() => {
+      this.requested = undefined;
+      this.refresh().catch(ignore);
+    }, wait);
+    this.requested.unref();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.requested !== undefined) clearTimeout(this.requested);
+    if (this.periodic !== undefined) clearTimeout(this.periodic);
+  }
+
+  private refresh(): Promise<void> {
+    this.refreshing ??= this.readFromAny().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  private async readFromAny(): Promise<void> {
+    this.lastStartedAt = this.options.clock.now();
+    const tried: string[] = [];
+    let lastError: unknown;
+    for (const candidate of this.candidates()) {
+      if (this.stopped) return;
+      tried.push(`${candidate.endpoint.host}:${candidate.endpoint.port}`);
+      try {
+        const topology = await readTopology(candidate.endpoint, candidate.blankHost, this.reading);
+        if (this.stopped) return;
+        this.topology = topology;
+        this.onChange(topology);
+        return;
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    throw new RespireConnectionError(
+      `no Redis Cluster node answered with the topology (tried ${tried.join(', ')})${
+        lastError instanceof Error ? `: ${lastError.message}` : ''
+      }`,
+      { endpoint: this.options.endpoint, cause: lastError, written: false },
+    );
+  }
+
+  /** Known online primaries, then replicas, then the seeds; each address once. */
+  private candidates(): Candidate[] {
+    const seen = new Set<string>();
+    const candidates: Candidate[] = [];
+    const add = (endpoint: RespireEndpoint, blankHost: string): void => {
+      const key = `${endpoint.host}:${endpoint.port}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      candidates.push({ endpoint, blankHost });
+    };
+    const nodes = this.topology?.nodes ?? [];
+    for (const role of ['primary', 'replica'] as const) {
+      for (const node of nodes) {
+        if (node.role === role && node.health === 'online') add(node.endpoint, node.announced.host);
+      }
+    }
+    for (const seed of this.options.endpoints) add(seed, seed.host);
+    return candidates;
+  }
+
+  /** Every refreshInterval, ±10% so that many clients do not ask in step; 0 turns it off. */
+  private schedulePeriodic(): void {
+    const interval = this.options.cluster.refreshInterval;
+    if (interval === 0 || this.stopped) return;
+    const delay = Math.round(interval * (0.9 + 0.2 * this.options.random.random()));
+    this.periodic = setTimeout(() => {
+      this.refresh()
+        .catch(ignore)
+        .finally(() => this.schedulePeriodic());
+    }, delay);
+    this.periodic.unref();
+  }
+}
+
+function ignore(): void {}

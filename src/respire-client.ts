@@ -1,0 +1,29 @@
+// RespireClient, the one class users meet (API.md "Connecting"): the shared client core with the
+// `connect()` that chooses the router for the options' mode. It sits above the core and the
+// routers, which never import it (STYLE.md "Layers").
+import { ClientCore } from './client/client-core.js';
+import { type RespireOptions, resolveOptions } from './client/options.js';
+import { StandaloneRouter } from './client/standalone-router.js';
+import { ClusterRouter } from './cluster/cluster-router.js';
+
+export class RespireClient extends ClientCore {
+  /**
+   * Connects: standalone, the handshake of the first connection (rejects with its error); Cluster
+   * (`useCluster`), the topology from the seeds in turn (rejects naming the seeds tried).
+   */
+  static async connect(options: RespireOptions): Promise<RespireClient> {
+    const resolved = resolveOptions(options);
+    const client = new RespireClient(resolved, (nodes) =>
+      resolved.mode === 'cluster'
+        ? new ClusterRouter(resolved, nodes)
+        : new StandaloneRouter(nodes.create(resolved.endpoint)),
+    );
+    try {
+      await client.start();
+    } catch (error) {
+      client.destroy();
+      throw error;
+    }
+    return client;
+  }
+}
