@@ -25,6 +25,7 @@ export {
   type RespireMetricGroup,
   RespireMetricGroups,
 } from './client/metrics.js';
+export type { AddressMap, ReadFrom, RespireClusterOptions } from './client/mode-options.js';
 export type { Transaction, TransactionOptions } from './client/multi.js';
 export type { RespireOptions, RespireRetryOptions } from './client/options.js';
 export type {

@@ -25,6 +25,7 @@ import {
 } from '../errors.js';
 import { Command, CommandFlags } from '../transport/command.js';
 import { ClusterAttempt, type RedirectFollower } from './cluster-attempt.js';
+import { clusterScanReply, isScan, readClusterCursor } from './cluster-scan.js';
 import { ANY_SLOT, CROSS_SLOT, commandSlot, crossSlotError, sharedSlot } from './command-slot.js';
 import { aggregateReplies } from './fan-out.js';
 import { JoinedReply } from './joined-reply.js';
@@ -207,8 +208,12 @@ export class ClusterRouter implements Router, RedirectFollower {
     node.send(attempt as Command<unknown>, false);
   }
 
-  /** Keyless: to every primary (or node) by its request-policy tip, else to one primary. */
+  /** Keyless: SCAN node by node; by the request-policy tip to every primary (or node); else one primary. */
   private sendKeyless(command: Command<unknown>): void {
+    if (isScan(command.args)) {
+      this.sendScan(command);
+      return;
+    }
     const spec = commandSpecOf(command.args);
     const policy = spec?.requestPolicy;
     if (policy === 'all_shards' || policy === 'all_nodes') {
@@ -235,6 +240,24 @@ export class ClusterRouter implements Router, RedirectFollower {
     }
     this.traced(command, node.endpoint);
     this.write(command, node, 0, false);
+  }
+
+  /** One SCAN page, pinned to the primary the cursor names (cluster-scan.ts). */
+  private sendScan(command: Command<unknown>): void {
+    const args = command.args;
+    const position = readClusterCursor(String(args[1]));
+    const primaries = this.primaries().sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    if (position === undefined || position.primary >= primaries.length) {
+      command.reject(new RespireServerError(`ERR invalid cursor ${String(args[1])} for a cluster SCAN`));
+      return;
+    }
+    const node = this.nodeAt(primaries[position.primary]!);
+    const page = [args[0]!, position.cursor, ...args.slice(2)];
+    const joined = new JoinedReply(command, [page], (replies) =>
+      clusterScanReply(replies[0]!, position.primary, primaries.length),
+    );
+    this.traced(command, node.endpoint);
+    this.write(joined.parts[0]!, node, 0, false);
   }
 
   /** The node for a slot: its primary, or a replica for a read-only command under `readFrom`. */

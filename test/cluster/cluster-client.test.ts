@@ -79,6 +79,27 @@ describe.each([3, 2] as const)('Cluster client (RESP%i)', (protocol) => {
     expect(await watched.exec()).toEqual([2]);
   });
 
+  it('scanIterator walks every primary; scan cursors name the node and end with 0', async () => {
+    await redis.send(['FLUSHALL']);
+    const keys = Array.from({ length: 300 }, (_, i) => `scan:${protocol}:${i}`);
+    await Promise.all(keys.map((key) => redis.set(key, '1')));
+    const seen = new Set<string>();
+    for await (const key of redis.scanIterator({ match: `scan:${protocol}:*`, count: 50 }))
+      seen.add(String(key));
+    expect([...seen].sort()).toEqual([...keys].sort());
+    let cursor = '0';
+    let pages = 0;
+    const paged = new Set<string>();
+    do {
+      const page = await redis.scan(cursor, { count: 1000 });
+      for (const key of page.keys) paged.add(String(key));
+      cursor = page.cursor;
+      pages++;
+    } while (cursor !== '0' && pages < 100);
+    expect(paged.size).toBe(300);
+    expect(pages).toBeGreaterThanOrEqual(3);
+  });
+
   it('delivers shard-channel and classic messages', async () => {
     const shard: string[] = [];
     const classic: string[] = [];
