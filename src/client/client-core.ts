@@ -19,7 +19,7 @@ import type { RedisArgument } from './commands/caller.js';
 import { checkedPrefix, KeyPrefixView } from './key-prefix-view.js';
 import { ClientTelemetry } from './metrics.js';
 import { Transaction } from './multi.js';
-import { EndpointNode } from './node/endpoint-node.js';
+import { EndpointNode, type EndpointNodeSettings } from './node/endpoint-node.js';
 import type { ResolvedOptions } from './options.js';
 import { prepareCommand } from './prepare-command.js';
 import type { PubSubErrorListener, PubSubListener, SubscriptionKind } from './pubsub.js';
@@ -28,10 +28,12 @@ import { refusedCommand } from './refused-commands.js';
 import type { Router } from './router.js';
 import type { WatchSession } from './watch-session.js';
 
+/** What a router may set on a node it makes (EndpointNodeSettings). */
+export type NodeExtras = Pick<EndpointNodeSettings, 'setupCommands' | 'onShardChannelDropped'>;
+
 /** Makes the nodes a router needs, sharing the client's telemetry and circuit registry. */
 export interface NodeFactory {
-  /** A node for `endpoint`; `setupCommands` run on each of its connections after the handshake. */
-  create(endpoint: RespireEndpoint, setupCommands?: readonly (readonly string[])[]): EndpointNode;
+  create(endpoint: RespireEndpoint, extras?: NodeExtras): EndpointNode;
 }
 
 export class ClientCore extends Commander {
@@ -57,13 +59,13 @@ export class ClientCore extends Commander {
         ? undefined
         : circuitRegistry({ ...options, circuitBreaker: options.circuitBreaker });
     this.router = makeRouter({
-      create: (endpoint, setupCommands) => {
+      create: (endpoint, extras) => {
         const node = new EndpointNode({
+          ...extras,
           options: { ...options, endpoint },
           telemetry: this.telemetry,
           errorSink: this.errorSink,
           circuits,
-          setupCommands,
         });
         for (const listener of this.pubSubErrorListeners) node.subscriber.onError(listener);
         return node;

@@ -13,7 +13,7 @@ import { traceCommand } from '../client/diagnostics.js';
 import { endpointKey } from '../client/endpoint.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { ResolvedOptions } from '../client/options.js';
-import type { SubscriptionKind } from '../client/pubsub.js';
+import type { PubSubListener, SubscriptionKind } from '../client/pubsub.js';
 import { isReadOnlyCommand } from '../client/read-only-commands.js';
 import type { Router } from '../client/router.js';
 import {
@@ -320,12 +320,33 @@ export class ClusterRouter implements Router, RedirectFollower {
     if (node === undefined) {
       const known = this.refresher.topology?.byKey.get(address.key);
       const role = known === undefined ? 'primary' : this.topology.nodes[known]!.role;
-      node = this.factory.create(address.endpoint, role === 'replica' ? [['READONLY']] : undefined);
+      node = this.factory.create(address.endpoint, {
+        setupCommands: role === 'replica' ? [['READONLY']] : undefined,
+        onShardChannelDropped: this.moveShardChannel,
+      });
       this.nodes.set(address.key, node);
       if (!this.closed) node.startInBackground();
     }
     return node;
   }
+
+  /**
+   * The server dropped a shard channel: its slot moved (PROTOCOL.md §2.4). Once the topology says
+   * where, its listeners are subscribed on the new owner; a failure goes to `onPubSubError`.
+   */
+  private readonly moveShardChannel = (channel: string, listeners: ReadonlySet<PubSubListener>): void => {
+    this.refresher
+      .requestRefresh()
+      .then(() => {
+        if (this.closed) return;
+        const node = this.subscriberNode('shard', [channel]);
+        if (node instanceof Error) throw node;
+        return Promise.all(
+          [...listeners].map((listener) => node.subscriber.subscribe('shard', channel, listener)),
+        );
+      })
+      .catch(ignore);
+  };
 
   /** A new topology: nodes it no longer lists are closed (what is in flight there may finish). */
   private adopt(topology: ClusterTopology): void {

@@ -21,7 +21,14 @@ export class TopologyRefresher {
   topology: ClusterTopology | undefined;
   private refreshing: Promise<void> | undefined;
   private lastStartedAt = Number.NEGATIVE_INFINITY;
-  private requested: ReturnType<typeof setTimeout> | undefined;
+  /** A requested refresh waiting for MIN_GAP_MS to pass. */
+  private pending:
+    | {
+        readonly promise: Promise<void>;
+        readonly timer: ReturnType<typeof setTimeout>;
+        readonly settle: () => void;
+      }
+    | undefined;
   private periodic: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
   private readonly reading: TopologyReadOptions;
@@ -58,20 +65,35 @@ export class TopologyRefresher {
     if (this.topology !== undefined) this.topology = change(this.topology);
   }
 
-  /** A refresh soon: at once unless one ran in the last MIN_GAP_MS; one in flight covers it. */
-  requestRefresh(): void {
-    if (this.stopped || this.refreshing !== undefined || this.requested !== undefined) return;
+  /**
+   * A refresh soon: at once unless one started in the last MIN_GAP_MS; one in flight or already
+   * requested covers it. Settles once that refresh has ended (whatever its outcome).
+   */
+  requestRefresh(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.refreshing !== undefined) return this.refreshing.catch(ignore);
+    if (this.pending !== undefined) return this.pending.promise;
     const wait = Math.max(0, this.lastStartedAt + MIN_GAP_MS - this.options.clock.now());
-    this.requested = setTimeout(() => {
-      this.requested = undefined;
-      this.refresh().catch(ignore);
+    let settle!: () => void;
+    const promise = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    const timer = setTimeout(() => {
+      this.pending = undefined;
+      this.refresh().catch(ignore).then(settle);
     }, wait);
-    this.requested.unref();
+    timer.unref();
+    this.pending = { promise, timer, settle };
+    return promise;
   }
 
   stop(): void {
     this.stopped = true;
-    if (this.requested !== undefined) clearTimeout(this.requested);
+    if (this.pending !== undefined) {
+      clearTimeout(this.pending.timer);
+      this.pending.settle();
+      this.pending = undefined;
+    }
     if (this.periodic !== undefined) clearTimeout(this.periodic);
   }
 

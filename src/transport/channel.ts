@@ -432,6 +432,25 @@ export class Channel {
     });
   }
 
+  /**
+   * Takes every command not yet written out of the channel, in order, for another endpoint to send
+   * (seed 000 "Sentinel": before acceptance, commands move to the new primary and are admitted
+   * there). A probe ticket one took while waiting ends with no outcome; each keeps its acquire
+   * deadline, so it waits no longer than it would have here.
+   */
+  takeUnwritten(): Command<unknown>[] {
+    const taken: Command<unknown>[] = [];
+    for (const queue of [this.queue, this.waiters]) {
+      for (let command = queue.shift(); command !== undefined; command = queue.shift()) {
+        if (command.state === CommandState.Settled) continue;
+        command.reportHealth(Health.None);
+        taken.push(command);
+      }
+    }
+    this.notifyDrained();
+    return taken;
+  }
+
   /** Resolves once nothing is queued or waiting for room. */
   private queueDrained(): Promise<void> {
     if (this.queue.length === 0 && this.waiters.length === 0) return Promise.resolve();

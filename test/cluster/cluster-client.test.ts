@@ -113,6 +113,30 @@ describe.each([3, 2] as const)('Cluster client (RESP%i)', (protocol) => {
   });
 });
 
+describe('a shard channel whose slot moves', () => {
+  it('is subscribed again on the new owner, and its messages keep coming', async () => {
+    const redis = await RespireClient.connect({ endpoints: [cluster.endpoints[0]!], useCluster: true });
+    try {
+      const channel = 'moving:news';
+      const seen: string[] = [];
+      await redis.ssubscribe(channel, (message) => seen.push(String(message)));
+      expect(await redis.send(['SPUBLISH', channel, 'before'])).toBe(1);
+      await expect.poll(() => seen).toEqual(['before']);
+      const slot = await cluster.keySlot(channel);
+      const owner = cluster.ownerOf(slot);
+      const target = cluster.primaries.find((primary) => primary.id !== owner.id)!;
+      await cluster.migrateSlot(slot, target);
+      // The old owner dropped the subscription (a sunsubscribe push); the client follows the slot.
+      await expect
+        .poll(async () => redis.send(['SPUBLISH', channel, 'after']), { timeout: 10_000, interval: 100 })
+        .toBe(1);
+      await expect.poll(() => seen.includes('after')).toBe(true);
+    } finally {
+      await redis.close();
+    }
+  });
+});
+
 describe('connecting', () => {
   it('names the seeds tried when none answers', async () => {
     const error = await RespireClient.connect({

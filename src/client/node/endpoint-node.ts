@@ -11,7 +11,7 @@ import { DedicatedPool } from '../dedicated-pool.js';
 import { clientErrorReporter, observeConnections, traceCommand } from '../diagnostics.js';
 import type { ClientTelemetry } from '../metrics.js';
 import type { ResolvedOptions } from '../options.js';
-import { Subscriber } from '../pubsub.js';
+import { type PubSubListener, Subscriber } from '../pubsub.js';
 import type { TransactionTarget, TransactionTracker } from '../transaction-run.js';
 import { TransactionTracker as Tracker } from '../transaction-run.js';
 import { type SessionPool, WatchSessions } from '../watch-session.js';
@@ -26,6 +26,10 @@ export interface EndpointNodeSettings {
   readonly circuits: ReturnType<typeof circuitRegistry> | undefined;
   /** Commands every connection of the node runs after its handshake (READONLY on a replica). */
   readonly setupCommands?: readonly (readonly string[])[] | undefined;
+  /** The server dropped a shard channel by itself (its slot moved): Cluster subscribes it anew. */
+  readonly onShardChannelDropped?:
+    | ((channel: string, listeners: ReadonlySet<PubSubListener>) => void)
+    | undefined;
 }
 
 export class EndpointNode {
@@ -82,6 +86,7 @@ export class EndpointNode {
       channel: channelOptions,
       commandTimeout: options.commandTimeout,
       circuit: gate,
+      onShardChannelDropped: settings.onShardChannelDropped,
     });
   }
 
