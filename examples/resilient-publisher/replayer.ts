@@ -148,8 +148,18 @@ export class SpoolReplayer {
       const event = decodeEvent(payload);
       args.push(event.key, event.data);
     }
+    let reply: Promise<unknown>;
+    try {
+      reply = this.redis.eval(REPLAY_SCRIPT, [this.options.stream], args, {
+        timeout: this.options.timeoutMs,
+      });
+    } catch (error) {
+      // A client that throws rather than rejects: a failed batch like any other, retried (review of
+      // issue 18: marked in flight first, the replayer never sent again and `stop()` never settled).
+      reply = Promise.reject(error);
+    }
     this.inFlight = true;
-    this.redis.eval(REPLAY_SCRIPT, [this.options.stream], args, { timeout: this.options.timeoutMs }).then(
+    reply.then(
       () => {
         this.batchSettled();
         this.failuresInARow = 0;
