@@ -146,7 +146,14 @@ export class Spool {
     try {
       writeRecord(this.fs, tail, record);
     } catch (error) {
-      if (tail.writeFd === undefined) this.sealTail(); // the stray bytes could not be cut
+      if (tail.stray > 0) {
+        // The bytes written could not be cut: counted against maxBytes, and the segment sealed,
+        // synced first (review of issue 18: sealing it dropped the fsync its earlier records were
+        // due under `interval`, and the stray bytes went uncounted).
+        this.queue.diskBytes += tail.stray;
+        this.syncQuietly();
+        this.sealTail();
+      }
       throw error;
     }
     if (this.options.fsync === 'always') this.syncAppended(tail, record.length);
