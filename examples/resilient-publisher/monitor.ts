@@ -114,6 +114,16 @@ export class PublisherMonitor {
   spoolRecovered(recovery: SpoolRecovery): void {
     for (const cut of recovery.cuts) {
       this.log('warn', 'spool-tail-cut', `cut a ${cut.reason} record off a spool segment`, cut);
+      // A whole record failing its checksum is damage, not a crash's trace (an append a crash cut
+      // short ends the file inside its record: torn), so it is counted like damage elsewhere
+      // (review of issue 18: a flipped bit in a segment's last record went uncounted).
+      if (cut.reason === 'corrupt') {
+        this.count('corrupt');
+        this.log('error', 'spool-corrupt', 'a damaged record at the end of a spool segment was cut', {
+          ...cut,
+          records: 1,
+        });
+      }
     }
     for (const damage of recovery.damaged) {
       this.count('corrupt', damage.records);
