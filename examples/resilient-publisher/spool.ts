@@ -237,7 +237,11 @@ export class Spool {
     this.unsynced = 0;
   }
 
-  /** Under `drop-oldest`, deletes whole oldest segments (never the tail) until `recordBytes` fit. */
+  /**
+   * Under `drop-oldest`, deletes whole oldest segments (never the tail) until `recordBytes` fit. It
+   * stops when a drop freed nothing (review of issue 18: with unlink failing, it dropped every
+   * segment up to the tail and still refused the event).
+   */
   private makeRoom(recordBytes: number): void {
     const queue = this.queue;
     queue.retryDeletes();
@@ -245,7 +249,11 @@ export class Spool {
     if (fits()) return;
     const { overflow, maxBytes } = this.options;
     if (overflow === 'drop-oldest') {
-      while (!fits() && queue.segments[0] !== undefined && queue.segments[0] !== this.tail) queue.dropHead();
+      while (!fits() && queue.segments[0] !== undefined && queue.segments[0] !== this.tail) {
+        const before = queue.diskBytes;
+        queue.dropHead();
+        if (queue.diskBytes >= before) break; // its file could not be deleted: dropping more frees nothing
+      }
     }
     // maxBytes >= 2 * segmentBytes, so the tail plus one record fits once it is alone, unless files
     // that could not be deleted still hold the room.
