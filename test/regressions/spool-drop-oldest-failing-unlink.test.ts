@@ -4,33 +4,33 @@
 // until its file is gone; the loop went on dropping segment after segment, every unreplayed event
 // up to the tail, and then refused the new event anyway (SpoolFullError). Dropping that frees no
 // room now stops: at most the one segment whose deletion failed is lost.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RECORD_HEADER_BYTES } from '../../examples/resilient-publisher/record-codec.js';
-import { Spool } from '../../examples/resilient-publisher/spool.js';
 import { SpoolFullError } from '../../examples/resilient-publisher/spool-errors.js';
 import { FaultyFileSystem } from '../examples/resilient-publisher-faulty-fs.js';
-import { drainSpool, payload, thrown, useScratchDirs } from '../examples/resilient-publisher-spool-kit.js';
+import {
+  drainSpool,
+  payload,
+  thrown,
+  useScratchDirs,
+  useSpools,
+} from '../examples/resilient-publisher-spool-kit.js';
 
 const scratch = useScratchDirs();
-const spools: Spool[] = [];
-afterEach(() => {
-  for (const spool of spools.splice(0)) spool.close();
-});
+const open = useSpools();
 
 const RECORD = RECORD_HEADER_BYTES + 20;
 
 describe('drop-oldest when files cannot be deleted', () => {
   it('loses no more than the segment whose deletion failed', () => {
     const fileSystem = new FaultyFileSystem();
-    const spool = Spool.open({
+    const spool = open({
       directory: scratch(),
-      fsync: 'never',
       overflow: 'drop-oldest',
       segmentBytes: 2 * RECORD,
       maxBytes: 8 * RECORD,
       fileSystem,
     });
-    spools.push(spool);
     for (let i = 0; i < 8; i++) spool.append(payload(i)); // four full segments: the spool is full
     fileSystem.fail({ call: 'unlink', code: 'EIO', times: Number.POSITIVE_INFINITY });
     expect(thrown(() => spool.append(payload(8)))).toBeInstanceOf(SpoolFullError);

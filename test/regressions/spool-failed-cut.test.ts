@@ -9,9 +9,8 @@
 // Faults are injected through the spool's file-system seam (resilient-publisher-faulty-fs.ts).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RECORD_HEADER_BYTES } from '../../examples/resilient-publisher/record-codec.js';
-import { Spool, type SpoolFault } from '../../examples/resilient-publisher/spool.js';
+import type { SpoolFault } from '../../examples/resilient-publisher/spool.js';
 import { SpoolFullError } from '../../examples/resilient-publisher/spool-errors.js';
-import type { SpoolOptions } from '../../examples/resilient-publisher/spool-options.js';
 import { FaultyFileSystem } from '../examples/resilient-publisher-faulty-fs.js';
 import {
   drainSpool,
@@ -20,22 +19,16 @@ import {
   thrown,
   totalSegmentBytes,
   useScratchDirs,
+  useSpools,
 } from '../examples/resilient-publisher-spool-kit.js';
 
 const scratch = useScratchDirs();
-const spools: Spool[] = [];
+const open = useSpools();
 afterEach(() => {
-  for (const spool of spools.splice(0)) spool.close();
   vi.useRealTimers();
 });
 
 const RECORD = RECORD_HEADER_BYTES + 20;
-
-function open(options: Partial<SpoolOptions> & { directory: string }): Spool {
-  const spool = Spool.open({ fsync: 'never', ...options });
-  spools.push(spool);
-  return spool;
-}
 
 /** The next append writes 11 bytes, then hits ENOSPC, and cutting them off fails with EIO. */
 function failWriteAndCut(fileSystem: FaultyFileSystem): void {

@@ -10,21 +10,15 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Spool } from '../../examples/resilient-publisher/spool.js';
 import { SpoolLockedError } from '../../examples/resilient-publisher/spool-errors.js';
-import { payload, thrown, useScratchDirs } from '../examples/resilient-publisher-spool-kit.js';
+import { payload, thrown, useScratchDirs, useSpools } from '../examples/resilient-publisher-spool-kit.js';
 
 const scratch = useScratchDirs();
-const spools: Spool[] = [];
+const openSpool = useSpools();
+const open = (directory: string) => openSpool({ directory });
 const children: ChildProcess[] = [];
 afterEach(() => {
-  for (const spool of spools.splice(0)) spool.close();
   for (const child of children.splice(0)) child.kill('SIGKILL');
 });
-
-function open(directory: string): Spool {
-  const spool = Spool.open({ directory, fsync: 'never' });
-  spools.push(spool);
-  return spool;
-}
 
 const lockFile = (directory: string) => path.join(directory, 'spool.lock');
 
