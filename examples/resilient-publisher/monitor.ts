@@ -35,7 +35,7 @@ export interface PublisherStats {
   replayed: number;
   /** Deleted unreplayed by the `drop-oldest` policy. */
   dropped: number;
-  /** Refused: the spool was full under the `reject` policy. */
+  /** Refused: the spool did not take the event (full under `reject`, a full disk, a failed fsync). */
   rejected: number;
   /** Found corrupt in the spool while replaying, and skipped. */
   corrupt: number;
@@ -58,6 +58,8 @@ export class PublisherMonitor {
     trips: 0,
     resets: 0,
   };
+  /** Refusals so far by cause (error name and errno code), for the log's throttle. */
+  private readonly refusals = new Map<string, number>();
   private readonly events: RespireCounter | undefined;
   private readonly transitions: RespireCounter | undefined;
 
@@ -114,6 +116,16 @@ export class PublisherMonitor {
   spoolRecovered(recovery: SpoolRecovery): void {
     for (const cut of recovery.cuts) {
       this.log('warn', 'spool-tail-cut', `cut a ${cut.reason} record off a spool segment`, cut);
+      // A whole record failing its checksum is damage, not a crash's trace (an append a crash cut
+      // short ends the file inside its record: torn), so it is counted like damage elsewhere
+      // (review of issue 18: a flipped bit in a segment's last record went uncounted).
+      if (cut.reason === 'corrupt') {
+        this.count('corrupt');
+        this.log('error', 'spool-corrupt', 'a damaged record at the end of a spool segment was cut', {
+          ...cut,
+          records: 1,
+        });
+      }
     }
     for (const damage of recovery.damaged) {
       this.count('corrupt', damage.records);
@@ -127,13 +139,23 @@ export class PublisherMonitor {
     }
   }
 
-  /** The spool refused an event: the 1st and every 1000th are logged, not one line per call. */
+  /**
+   * The spool refused an event: the 1st and every 1000th of each cause are logged, not one line per
+   * call. Per cause (review of issue 18: with one count for all, a failing fsync after a full disk
+   * went unlogged until the 1000th refusal).
+   */
   spoolRefused(error: unknown): void {
     this.count('rejected');
-    const rejected = this.stats.rejected;
-    if (rejected === 1 || rejected % 1000 === 0) {
+    const cause =
+      error instanceof Error ? `${error.name}:${(error as NodeJS.ErrnoException).code ?? ''}` : '?';
+    const refusals = (this.refusals.get(cause) ?? 0) + 1;
+    this.refusals.set(cause, refusals);
+    if (refusals === 1 || refusals % 1000 === 0) {
       const message = error instanceof Error ? error.message : String(error);
-      this.log('error', 'spool-rejected', message, { rejectedEvents: rejected });
+      this.log('error', 'spool-rejected', message, {
+        rejectedEvents: this.stats.rejected,
+        ofThisCause: refusals,
+      });
     }
   }
 

@@ -197,7 +197,20 @@ export class ResilientPublisher {
   }
 
   private send(entry: PendingPublish): void {
-    this.redis.xadd(this.stream, '*', { key: entry.key, data: entry.data }, { timeout: this.budgetMs }).then(
+    let reply: Promise<unknown>;
+    try {
+      reply = this.redis.xadd(
+        this.stream,
+        '*',
+        { key: entry.key, data: entry.data },
+        { timeout: this.budgetMs },
+      );
+    } catch (error) {
+      // A client that throws rather than rejects settles this call, not `publish` (review of issue 18:
+      // the throw escaped `publish` and the deadline spooled the event anyway: a retry duplicated it).
+      reply = Promise.reject(error);
+    }
+    reply.then(
       () => {
         if (entry.settled) return;
         this.monitor.count('delivered');

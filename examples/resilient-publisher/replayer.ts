@@ -6,7 +6,7 @@
 import { RespireCircuitOpenError } from '../../src/index.js';
 import type { PublisherMonitor } from './monitor.js';
 import { decodeEvent } from './record-codec.js';
-import type { Spool } from './spool.js';
+import type { Spool, SpoolBatch, SpoolPosition } from './spool.js';
 
 /** XADDs every (key, data) pair of ARGV to KEYS[1], in order, as one atomic step. */
 const REPLAY_SCRIPT = `for i = 1, #ARGV, 2 do
@@ -127,35 +127,60 @@ export class SpoolReplayer {
     );
   }
 
+  /** A batch was delivered: consumes it and counts its records (`undecodable` of them as corrupt). */
+  private consumed(position: SpoolPosition, undecodable: number): void {
+    // 0 for a batch counted already; a batch drop-oldest detached counts here, not as dropped.
+    const records = this.spool.consume(position);
+    if (records === 0) return;
+    if (records > undecodable) this.monitor.count('replayed', records - undecodable);
+    this.skipped(undecodable);
+  }
+
+  /** Records found unreadable are skipped for good: counted and logged (seed 001). */
+  private skipped(records: number): void {
+    if (records === 0) return;
+    this.monitor.count('corrupt', records);
+    this.monitor.log('error', 'spool-corrupt', 'spooled records became unreadable and were skipped', {
+      records,
+    });
+  }
+
   private sendNext(): void {
-    const batch = this.spool.peek(this.options.batchEvents, this.options.batchBytes);
-    this.readFailuresInARow = 0;
-    // drop-oldest deleted the last batch's segment while it was on the wire, and then it failed.
-    this.monitor.spoolDropped(batch.droppedInFlight);
-    if (batch.skippedCorrupt > 0) {
-      this.monitor.count('corrupt', batch.skippedCorrupt);
-      this.monitor.log('error', 'spool-corrupt', 'spooled records became unreadable and were skipped', {
-        records: batch.skippedCorrupt,
-      });
-    }
-    if (batch.payloads.length === 0) {
-      this.hooks.drained();
-      return;
-    }
+    let batch: SpoolBatch;
+    let events: BatchEvents;
+    do {
+      batch = this.spool.peek(this.options.batchEvents, this.options.batchBytes);
+      this.readFailuresInARow = 0;
+      // drop-oldest deleted the last batch's segment while it was on the wire, and then it failed.
+      this.monitor.spoolDropped(batch.droppedInFlight);
+      this.skipped(batch.skippedCorrupt);
+      if (batch.payloads.length === 0) {
+        this.hooks.drained();
+        return;
+      }
+      events = batchEvents(batch.payloads);
+      // Nothing in it to send: consumed at once.
+      if (events.args.length === 0) this.consumed(batch.position, events.undecodable);
+    } while (events.args.length === 0);
     if (batch.position.records === this.spool.records) this.hooks.lastBatch();
-    const args: (string | Buffer)[] = [];
-    for (const payload of batch.payloads) {
-      const event = decodeEvent(payload);
-      args.push(event.key, event.data);
+    const { args, undecodable } = events;
+    let reply: Promise<unknown>;
+    try {
+      reply = this.redis.eval(REPLAY_SCRIPT, [this.options.stream], args, {
+        timeout: this.options.timeoutMs,
+      });
+    } catch (error) {
+      // A client that throws rather than rejects: a failed batch like any other, retried (review of
+      // issue 18: marked in flight first, the replayer never sent again and `stop()` never settled).
+      reply = Promise.reject(error);
     }
     this.inFlight = true;
-    this.redis.eval(REPLAY_SCRIPT, [this.options.stream], args, { timeout: this.options.timeoutMs }).then(
+    reply.then(
       () => {
         this.batchSettled();
         this.failuresInARow = 0;
         this.step(() => {
-          // 0 for a batch counted already; a batch drop-oldest detached counts here, not as dropped.
-          this.monitor.count('replayed', this.spool.consume(batch.position));
+          this.consumed(batch.position, undecodable);
           if (!this.stopped) this.sendNext();
         });
       },
@@ -182,6 +207,32 @@ export class SpoolReplayer {
       },
     );
   }
+}
+
+interface BatchEvents {
+  /** Key and data of each event, for the replay script. */
+  readonly args: (string | Buffer)[];
+  /** Records that are not events. */
+  readonly undecodable: number;
+}
+
+/**
+ * The events of a batch. A record whose checksum holds but that is no event (appended through
+ * `Spool.append` directly, or record-shaped bytes a resync landed on) is left out, to be counted
+ * as corrupt (review of issue 18: `decodeEvent` threw on every retry and replay stopped for good).
+ */
+function batchEvents(payloads: readonly Buffer[]): BatchEvents {
+  const args: (string | Buffer)[] = [];
+  let undecodable = 0;
+  for (const payload of payloads) {
+    try {
+      const event = decodeEvent(payload);
+      args.push(event.key, event.data);
+    } catch {
+      undecodable++;
+    }
+  }
+  return { args, undecodable };
 }
 
 function isPowerOfTen(count: number): boolean {

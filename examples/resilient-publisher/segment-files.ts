@@ -10,6 +10,9 @@ export interface Segment {
   readonly path: string;
   /** Where the records end: every byte before is a good record or a known damaged stretch. */
   bytes: number;
+  /** Bytes past `bytes` that a failed write left and a failed cut could not remove: counted
+   * against `maxBytes` until the file is deleted, never read, cut as a torn tail on open. */
+  stray: number;
   /** Good records in the file. */
   records: number;
   /** Bytes at the start already replayed (the head segment only). */
@@ -31,6 +34,7 @@ export function newSegment(directory: string, id: number): Segment {
     id,
     path: path.join(directory, `segment-${String(id).padStart(12, '0')}.log`),
     bytes: 0,
+    stray: 0,
     records: 0,
     readOffset: 0,
     consumed: 0,
@@ -86,28 +90,28 @@ export function createSegment(fs: SpoolFileSystem, directory: string, id: number
  * Writes `record` right after the segment's records, at an explicit position: a write cut short
  * (ENOSPC) is cut off the file again, and the next record goes where it started, never after a
  * gap (issue 18, defect 1: with the file's own offset, the next record landed past a run of zeros
- * that read as corruption). When even the cut fails, the segment is sealed (`cutBack`).
+ * that read as corruption). When even the cut fails, the bytes written are the segment's `stray`:
+ * the caller must seal it.
  */
 export function writeRecord(fs: SpoolFileSystem, segment: Segment, record: Buffer): void {
   const fd = segment.writeFd!;
+  let written = 0;
   try {
-    for (let written = 0; written < record.length; ) {
+    while (written < record.length) {
       written += fs.writeSync(fd, record, written, record.length - written, segment.bytes + written);
     }
   } catch (error) {
-    cutBack(fs, segment);
+    if (!cutBack(fs, segment)) segment.stray = written;
     throw error;
   }
 }
 
-/** Truncates the file to the segment's records; if that fails too, seals the segment: returns false. */
+/** Truncates the file to the segment's records; false when that fails too (the bytes stay). */
 export function cutBack(fs: SpoolFileSystem, segment: Segment): boolean {
   try {
     fs.ftruncateSync(segment.writeFd!, segment.bytes);
     return true;
   } catch {
-    // The stray bytes stay past `bytes`: never read while running, cut as a torn tail on open.
-    closeSegment(fs, segment, 'write');
     return false;
   }
 }

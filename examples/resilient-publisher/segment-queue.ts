@@ -157,7 +157,7 @@ export class SegmentQueue {
         return;
       }
     }
-    this.diskBytes -= segment.bytes;
+    this.diskBytes -= segment.bytes + segment.stray;
   }
 
   /**

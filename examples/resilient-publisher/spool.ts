@@ -146,7 +146,14 @@ export class Spool {
     try {
       writeRecord(this.fs, tail, record);
     } catch (error) {
-      if (tail.writeFd === undefined) this.sealTail(); // the stray bytes could not be cut
+      if (tail.stray > 0) {
+        // The bytes written could not be cut: counted against maxBytes, and the segment sealed,
+        // synced first (review of issue 18: sealing it dropped the fsync its earlier records were
+        // due under `interval`, and the stray bytes went uncounted).
+        this.queue.diskBytes += tail.stray;
+        this.syncQuietly();
+        this.sealTail();
+      }
       throw error;
     }
     if (this.options.fsync === 'always') this.syncAppended(tail, record.length);
@@ -230,7 +237,11 @@ export class Spool {
     this.unsynced = 0;
   }
 
-  /** Under `drop-oldest`, deletes whole oldest segments (never the tail) until `recordBytes` fit. */
+  /**
+   * Under `drop-oldest`, deletes whole oldest segments (never the tail) until `recordBytes` fit. It
+   * stops when a drop freed nothing (review of issue 18: with unlink failing, it dropped every
+   * segment up to the tail and still refused the event).
+   */
   private makeRoom(recordBytes: number): void {
     const queue = this.queue;
     queue.retryDeletes();
@@ -238,7 +249,11 @@ export class Spool {
     if (fits()) return;
     const { overflow, maxBytes } = this.options;
     if (overflow === 'drop-oldest') {
-      while (!fits() && queue.segments[0] !== undefined && queue.segments[0] !== this.tail) queue.dropHead();
+      while (!fits() && queue.segments[0] !== undefined && queue.segments[0] !== this.tail) {
+        const before = queue.diskBytes;
+        queue.dropHead();
+        if (queue.diskBytes >= before) break; // its file could not be deleted: dropping more frees nothing
+      }
     }
     // maxBytes >= 2 * segmentBytes, so the tail plus one record fits once it is alone, unless files
     // that could not be deleted still hold the room.

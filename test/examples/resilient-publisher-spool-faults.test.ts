@@ -8,9 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RECORD_HEADER_BYTES } from '../../examples/resilient-publisher/record-codec.js';
-import { Spool, type SpoolFault } from '../../examples/resilient-publisher/spool.js';
+import type { Spool, SpoolFault } from '../../examples/resilient-publisher/spool.js';
 import { SpoolSyncError } from '../../examples/resilient-publisher/spool-errors.js';
-import type { SpoolOptions } from '../../examples/resilient-publisher/spool-options.js';
 import { FaultyFileSystem } from './resilient-publisher-faulty-fs.js';
 import {
   drainSpool,
@@ -19,22 +18,16 @@ import {
   thrown,
   totalSegmentBytes,
   useScratchDirs,
+  useSpools,
 } from './resilient-publisher-spool-kit.js';
 
 const scratch = useScratchDirs();
-const spools: Spool[] = [];
+const open = useSpools();
 afterEach(() => {
-  for (const spool of spools.splice(0)) spool.close();
   vi.useRealTimers();
 });
 
 const RECORD = RECORD_HEADER_BYTES + 20;
-
-function open(options: Partial<SpoolOptions> & { directory: string }): Spool {
-  const spool = Spool.open({ fsync: 'never', ...options });
-  spools.push(spool);
-  return spool;
-}
 
 /** Closes `spool` and opens its directory again with the real file system: what a restart finds. */
 function reopen(spool: Spool): Spool {

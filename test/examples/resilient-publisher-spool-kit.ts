@@ -1,11 +1,11 @@
-// Helpers for the spool tests: scratch directories removed after each test, a file system that
+// Helpers for the spool tests: scratch directories and spools cleaned up after each test, a file system that
 // counts fsyncs per file, and ways to list, read and damage segment files.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
-import type { Spool } from '../../examples/resilient-publisher/spool.js';
-import type { SpoolFileSystem } from '../../examples/resilient-publisher/spool-options.js';
+import { Spool } from '../../examples/resilient-publisher/spool.js';
+import type { SpoolFileSystem, SpoolOptions } from '../../examples/resilient-publisher/spool-options.js';
 
 export function useScratchDirs(): () => string {
   const dirs: string[] = [];
@@ -16,6 +16,19 @@ export function useScratchDirs(): () => string {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'respire-spool-'));
     dirs.push(dir);
     return dir;
+  };
+}
+
+/** `Spool.open` with `fsync: 'never'` unless told; each spool is closed after its test. */
+export function useSpools(): (options: Partial<SpoolOptions> & { directory: string }) => Spool {
+  const spools: Spool[] = [];
+  afterEach(() => {
+    for (const spool of spools.splice(0)) spool.close();
+  });
+  return (options) => {
+    const spool = Spool.open({ fsync: 'never', ...options });
+    spools.push(spool);
+    return spool;
   };
 }
 

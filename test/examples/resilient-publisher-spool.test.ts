@@ -6,7 +6,6 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RECORD_HEADER_BYTES } from '../../examples/resilient-publisher/record-codec.js';
 import { Spool } from '../../examples/resilient-publisher/spool.js';
 import { SpoolFullError } from '../../examples/resilient-publisher/spool-errors.js';
-import type { SpoolOptions } from '../../examples/resilient-publisher/spool-options.js';
 import {
   countingFileSystem,
   drainSpool,
@@ -15,20 +14,14 @@ import {
   thrown,
   totalSegmentBytes,
   useScratchDirs,
+  useSpools,
 } from './resilient-publisher-spool-kit.js';
 
 const scratch = useScratchDirs();
-const spools: Spool[] = [];
+const open = useSpools();
 afterEach(() => {
-  for (const spool of spools.splice(0)) spool.close();
   vi.useRealTimers();
 });
-
-function open(options: Partial<SpoolOptions> & { directory: string }): Spool {
-  const spool = Spool.open({ fsync: 'never', ...options });
-  spools.push(spool);
-  return spool;
-}
 
 /** Peeks and consumes everything; returns the payloads as text. */
 const drain = (spool: Spool) => drainSpool(spool).map(String);
