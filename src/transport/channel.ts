@@ -7,12 +7,13 @@ import {
   RespireConnectionError,
   type RespireEndpoint,
   type RespireError,
-  RespireTimeoutError,
+  type RespireTimeoutError,
 } from '../errors.js';
 import type { RespValue } from '../resp/types.js';
 import type { RandomSource } from '../util/random.js';
 import { RingQueue } from '../util/ring-queue.js';
 import type { AdmissionGate } from './admission-gate.js';
+import { acquireError, clientClosedError, unreachableError } from './channel-errors.js';
 import { type Command, CommandState } from './command.js';
 import { type ConnectionSettings, connect } from './connect.js';
 import type { Connection } from './connection.js';
@@ -470,11 +471,7 @@ export class Channel {
   }
 
   private acquireError(timeoutMs: number): RespireTimeoutError {
-    return new RespireTimeoutError(
-      `no room in the send queue of ${this.endpoint.host}:${this.endpoint.port} within ${timeoutMs} ms`,
-      'acquire',
-      { endpoint: this.endpoint, timeoutMs, written: false },
-    );
+    return acquireError(this.endpoint, timeoutMs);
   }
 
   /**
@@ -487,17 +484,8 @@ export class Channel {
     return this.options.gate.selectionFailed(command, error);
   }
 
-  /**
-   * No connection could be had: nothing was sent. A RespireAuthenticationError when the last
-   * attempt was refused its credentials, so the caller sees the cause (and never retries it).
-   */
   private unreachableError(): RespireConnectionError {
-    const cause = this.lastError;
-    const message = `no connection to ${this.endpoint.host}:${this.endpoint.port}${cause ? `: ${cause.message}` : ''}`;
-    const details = { endpoint: this.endpoint, cause, written: false };
-    return cause instanceof RespireAuthenticationError
-      ? new RespireAuthenticationError(message, details)
-      : new RespireConnectionError(message, details);
+    return unreachableError(this.endpoint, this.lastError);
   }
 }
 
@@ -507,7 +495,4 @@ function isLive(command: Command<unknown>): boolean {
   return command.state !== CommandState.Settled;
 }
 
-/** What a command or caller gets once the client is closed: never written, nothing to retry. */
-export function clientClosedError(endpoint: RespireEndpoint): RespireConnectionError {
-  return new RespireConnectionError('the client is closed', { endpoint, written: false });
-}
+export { clientClosedError };

@@ -1,0 +1,38 @@
+// What a channel's commands fail with when they cannot be written: the client closed, no room in
+// the send queue in time, or no connection to be had (nothing was sent in any of them).
+import {
+  RespireAuthenticationError,
+  RespireConnectionError,
+  type RespireEndpoint,
+  type RespireError,
+  RespireTimeoutError,
+} from '../errors.js';
+
+/** What a command or caller gets once the client is closed: never written, nothing to retry. */
+export function clientClosedError(endpoint: RespireEndpoint): RespireConnectionError {
+  return new RespireConnectionError('the client is closed', { endpoint, written: false });
+}
+
+/** No room in the send queue within `timeoutMs` (0: none right now, past the waiters' bound). */
+export function acquireError(endpoint: RespireEndpoint, timeoutMs: number): RespireTimeoutError {
+  return new RespireTimeoutError(
+    `no room in the send queue of ${endpoint.host}:${endpoint.port} within ${timeoutMs} ms`,
+    'acquire',
+    { endpoint, timeoutMs, written: false },
+  );
+}
+
+/**
+ * No connection could be had: nothing was sent. A RespireAuthenticationError when the last
+ * attempt was refused its credentials, so the caller sees the cause (and never retries it).
+ */
+export function unreachableError(
+  endpoint: RespireEndpoint,
+  cause: RespireError | undefined,
+): RespireConnectionError {
+  const message = `no connection to ${endpoint.host}:${endpoint.port}${cause ? `: ${cause.message}` : ''}`;
+  const details = { endpoint, cause, written: false };
+  return cause instanceof RespireAuthenticationError
+    ? new RespireAuthenticationError(message, details)
+    : new RespireConnectionError(message, details);
+}
