@@ -58,11 +58,11 @@ export class EventMonitor {
   private async run(firstRoundDone: () => void): Promise<void> {
     let failedRounds = 0;
     while (!this.stopped) {
-      const ended = await this.subscribeToAny();
+      const subscription = await this.subscribeToAny();
       firstRoundDone();
-      if (ended !== undefined) {
+      if (subscription !== undefined) {
         failedRounds = 0;
-        await ended;
+        await subscription.ended;
         continue;
       }
       failedRounds++;
@@ -70,8 +70,11 @@ export class EventMonitor {
     }
   }
 
-  /** Tries each sentinel in list order; returns a promise of the subscription's end, or undefined. */
-  private async subscribeToAny(): Promise<Promise<void> | undefined> {
+  /**
+   * Tries each sentinel in list order; returns the subscription (its end as a promise, wrapped: a
+   * promise returned from an async function would be awaited), or undefined when none accepted.
+   */
+  private async subscribeToAny(): Promise<{ ended: Promise<void> } | undefined> {
     for (const sentinel of this.context.sentinels.all) {
       if (this.stopped) return undefined;
       try {
@@ -83,7 +86,7 @@ export class EventMonitor {
     return undefined;
   }
 
-  private async subscribe(sentinel: RespireEndpoint): Promise<Promise<void>> {
+  private async subscribe(sentinel: RespireEndpoint): Promise<{ ended: Promise<void> }> {
     let markEnded!: () => void;
     const ended = new Promise<void>((resolve) => {
       markEnded = resolve;
@@ -98,7 +101,7 @@ export class EventMonitor {
     });
     if (this.stopped) {
       connection.destroy(undefined);
-      return ended;
+      return { ended };
     }
     const timeoutMs = sentinelAttemptMs(this.context);
     const command = new Command<RespValue>(
@@ -130,7 +133,7 @@ export class EventMonitor {
       }
     });
     this.listener.onSubscribed(sentinel);
-    return ended;
+    return { ended };
   }
 
   /**
