@@ -1,9 +1,15 @@
 // Finding the primary (issue 12 "Discovery", PROTOCOL.md §3.3-3.4): ask the sentinels in turn with
 // SENTINEL GET-MASTER-ADDR-BY-NAME, then check the candidate with ROLE, using the data
 // credentials. A candidate that does not say `master`, or cannot be reached, is asked about again
-// after a backoff (a stale sentinel, or a failover under way), at most MAX_ROUNDS times.
+// after a backoff (a stale sentinel, or a failover under way), at most MAX_ROUNDS times; one that
+// refuses the data credentials fails the resolution at once.
 import { endpointKey } from '../client/endpoint.js';
-import { RespireConnectionError, type RespireEndpoint, RespireError } from '../errors.js';
+import {
+  RespireAuthenticationError,
+  RespireConnectionError,
+  type RespireEndpoint,
+  RespireError,
+} from '../errors.js';
 import type { RespValue } from '../resp/types.js';
 import { askInTurn, type DiscoveryContext, watcherClosed } from './ask-in-turn.js';
 import { backoffDelay } from './backoff.js';
@@ -28,6 +34,13 @@ export async function resolvePrimary(context: DiscoveryContext): Promise<Respire
     ));
     role = await checkRole(context, primary).catch((error: unknown) => asRespireError(error, primary!));
     if (role === 'master') return primary;
+    // Refused credentials do not get better by asking again: say so now.
+    if (role instanceof RespireAuthenticationError) {
+      throw new RespireAuthenticationError(
+        `the primary of "${name}", ${endpointKey(primary)}, refused the data credentials: ${role.message}`,
+        { endpoint: primary, cause: role, written: false },
+      );
+    }
   }
   const said = role instanceof RespireError ? `cannot be reached (${role.message})` : `says ROLE ${role}`;
   throw new RespireConnectionError(
