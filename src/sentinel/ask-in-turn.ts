@@ -63,7 +63,7 @@ export async function askInTurn<T>(
 function learnFrom(context: DiscoveryContext, sentinel: RespireEndpoint, reply: RespValue | Error): void {
   if (reply instanceof Error) return;
   try {
-    context.sentinels.learn(readInstances('SENTINEL SENTINELS', reply, sentinel));
+    context.sentinels.learn(readInstances('SENTINEL SENTINELS', reply, sentinel).usable);
   } catch {
     // A reply Respire cannot read teaches nothing; the service's answer still stands.
   }

@@ -5,23 +5,32 @@ import { type RespireEndpoint, RespireServerError } from '../errors.js';
 import type { RespValue } from '../resp/types.js';
 import { askInTurn, type DiscoveryContext } from './ask-in-turn.js';
 import { checkRole } from './primary-discovery.js';
-import { readInstances } from './replies.js';
+import { type Instances, readInstances } from './replies.js';
 
-/** Replicas the sentinels report healthy and that say ROLE slave, by address. */
-export async function discoverReplicas(context: DiscoveryContext): Promise<RespireEndpoint[]> {
-  const { value: listed } = await askInTurn(
-    context,
-    ['SENTINEL', 'REPLICAS', context.sentinel.serviceName],
-    readReplicas,
-  );
+export interface ReplicaDiscovery {
+  /** Replicas the sentinels report healthy and that say ROLE slave, by address. */
+  readonly replicas: RespireEndpoint[];
+  /**
+   * Some replica may become usable soon without an event telling: the sentinel is still
+   * connecting to it (right after a switch), or it does not say `slave` yet (a demoted primary
+   * keeps saying `master` for seconds, PROTOCOL.md §3.4), or ROLE did not reach it.
+   */
+  readonly unsettled: boolean;
+}
+
+export async function discoverReplicas(context: DiscoveryContext): Promise<ReplicaDiscovery> {
+  const {
+    value: { usable: listed, connecting },
+  } = await askInTurn(context, ['SENTINEL', 'REPLICAS', context.sentinel.serviceName], readReplicas);
   const roles = await Promise.all(
     listed.map((replica) => checkRole(context, replica).catch(() => 'unreachable')),
   );
   // In address order: sentinels list replicas in no fixed order, and a reorder is no change.
-  return listed.filter((_, index) => roles[index] === 'slave').sort(byAddress);
+  const replicas = listed.filter((_, index) => roles[index] === 'slave').sort(byAddress);
+  return { replicas, unsettled: connecting > 0 || replicas.length < listed.length };
 }
 
-function readReplicas(reply: RespValue | Error, sentinel: RespireEndpoint): RespireEndpoint[] | null {
+function readReplicas(reply: RespValue | Error, sentinel: RespireEndpoint): Instances | null {
   // `-ERR No such master with that name`: this sentinel does not know the service.
   if (reply instanceof RespireServerError && reply.code === 'ERR' && /no such master/i.test(reply.message)) {
     return null;

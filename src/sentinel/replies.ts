@@ -22,26 +22,34 @@ export function readPrimaryAddress(reply: RespValue, sentinel: RespireEndpoint):
   throw malformed('SENTINEL GET-MASTER-ADDR-BY-NAME', sentinel, 'is not [ip, port] or null');
 }
 
-/**
- * The usable instances of a `SENTINEL REPLICAS` or `SENTINEL SENTINELS` reply: entries flagged
- * `s_down`, `o_down` or `disconnected` are left out, and so are entries without an address.
- */
-export function readInstances(
-  command: string,
-  reply: RespValue,
-  sentinel: RespireEndpoint,
-): RespireEndpoint[] {
+/** The usable instances of a `SENTINEL REPLICAS` or `SENTINEL SENTINELS` reply. */
+export interface Instances {
+  /** Entries not flagged s_down, o_down or disconnected, with an address. */
+  readonly usable: RespireEndpoint[];
+  /**
+   * Entries left out only for `disconnected`: the sentinel has not reached them yet (it recreates
+   * every replica entry at a switch), so they may become usable without any event.
+   */
+  readonly connecting: number;
+}
+
+/** Reads a list of instances; entries flagged s_down, o_down or disconnected are left out. */
+export function readInstances(command: string, reply: RespValue, sentinel: RespireEndpoint): Instances {
   if (!Array.isArray(reply)) throw malformed(command, sentinel, 'is not an array');
   const usable: RespireEndpoint[] = [];
+  let connecting = 0;
   for (const entry of reply) {
     const fields = fieldsOf(entry);
     if (fields === undefined) throw malformed(command, sentinel, 'has an entry that is not a map');
     const flags = String(fields.get('flags') ?? '').split(',');
-    if (flags.some((flag) => UNUSABLE_FLAGS.includes(flag))) continue;
+    if (flags.some((flag) => UNUSABLE_FLAGS.includes(flag))) {
+      if (!flags.includes('s_down') && !flags.includes('o_down')) connecting++;
+      continue;
+    }
     const endpoint = endpointOf(fields.get('ip'), fields.get('port'));
     if (endpoint !== undefined) usable.push(endpoint);
   }
-  return usable;
+  return { usable, connecting };
 }
 
 /** The first element of a `ROLE` reply. */

@@ -9,12 +9,12 @@ import type { Clock } from '../util/clock.js';
 import type { RandomSource } from '../util/random.js';
 import { rethrowAsync } from '../util/rethrow-async.js';
 import { type DiscoveryContext, watcherClosed } from './ask-in-turn.js';
-import { Wakeup } from './backoff.js';
+import { backoffDelay, Wakeup } from './backoff.js';
 import { EventMonitor } from './event-monitor.js';
 import type { SentinelEvent } from './events.js';
 import type { SentinelDataSettings } from './exchange.js';
 import type { ResolvedSentinelOptions } from './options.js';
-import { resolvePrimary } from './primary-discovery.js';
+import { MAX_ROUNDS, resolvePrimary } from './primary-discovery.js';
 import { discoverReplicas } from './replica-discovery.js';
 import { SentinelList, sameEndpoint } from './sentinel-list.js';
 
@@ -218,18 +218,27 @@ export class SentinelWatcher {
     if (reason !== undefined && !this.closed) this.hint(reason);
   }
 
-  /** Looks the replicas up again; calls during one mark it stale and it runs once more. */
+  /**
+   * Looks the replicas up again; calls during one mark it stale and it runs once more. While the
+   * answer is unsettled (replica-discovery.ts), it asks again after a backoff, at most MAX_ROUNDS times.
+   */
   private refreshReplicas(): Promise<void> {
     if (this.refreshingReplicas !== undefined) {
       this.replicasStale = true;
       return this.refreshingReplicas;
     }
     const refresh = (async () => {
+      let unsettledRounds = 0;
       do {
         this.replicasStale = false;
         try {
           const found = await discoverReplicas(this.context);
-          if (!this.closed) this.setReplicas(found);
+          if (this.closed) return;
+          this.setReplicas(found.replicas);
+          if (found.unsettled && ++unsettledRounds < MAX_ROUNDS) {
+            await this.context.wakeup.pause(backoffDelay(unsettledRounds, this.context.random));
+            this.replicasStale = true;
+          }
         } catch (error) {
           if (!this.closed) this.report(error as RespireError);
         }
