@@ -12,8 +12,10 @@ const group = useRedisSentinel();
 const SENTINEL_NOTICE_MS = 8_000;
 
 describe('SentinelWatcher following the group', () => {
-  it('drops a killed replica from the list once it is s_down, and takes it back when it returns', async () => {
-    const watcher = await watch(group, { watchReplicas: true });
+  it('drops a killed replica from the list once it is s_down, and takes it back (RESP2 events)', async () => {
+    // Over RESP2 the events arrive as plain arrays on the subscribed connection, not as pushes.
+    const data = { tls: undefined, connectTimeout: 2000, protocol: 2 as const };
+    const watcher = await watch(group, { watchReplicas: true, data });
     const [victim, other] = group.replicas;
     expect(ports(watcher.replicas())).toEqual(ports([victim!, other!]));
 
