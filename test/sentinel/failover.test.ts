@@ -4,7 +4,7 @@
 // ROLE, and the replica list follows it. One group for the file, so the tests run in order.
 import { describe, expect, it, vi } from 'vitest';
 import { useRedisSentinel } from '../kit/vitest-redis.js';
-import { nextPrimaryChange, ports, replicasWhere, watch } from './support.js';
+import { nextPrimaryChange, ports, replicasWhere, reported, watch } from './support.js';
 
 const group = useRedisSentinel();
 
@@ -18,6 +18,7 @@ describe('SentinelWatcher following the group', () => {
     const watcher = await watch(group, { watchReplicas: true, data });
     const [victim, other] = group.replicas;
     expect(ports(watcher.replicas())).toEqual(ports([victim!, other!]));
+    const monitored = watcher.monitoredSentinel;
 
     const server = group.dataServer(victim!);
     server.kill('SIGKILL');
@@ -29,6 +30,9 @@ describe('SentinelWatcher following the group', () => {
     await group.restartDataNode(victim!);
     await replicasWhere(watcher, (list) => list.length === 2, SENTINEL_NOTICE_MS);
     expect(ports(watcher.replicas())).toEqual(ports([victim!, other!]));
+    // The subscription (PINGed every second, RESP2 answers `pong` as an array) never broke.
+    expect(watcher.monitoredSentinel).toBe(monitored);
+    expect(reported.get(watcher)).toEqual([]);
   });
 
   it('moves its event subscription to another sentinel when that sentinel dies', async () => {
