@@ -29,7 +29,10 @@ import type { Router } from './router.js';
 import type { WatchSession } from './watch-session.js';
 
 /** What a router may set on a node it makes (EndpointNodeSettings). */
-export type NodeExtras = Pick<EndpointNodeSettings, 'setupCommands' | 'onShardChannelDropped'>;
+export type NodeExtras = Pick<
+  EndpointNodeSettings,
+  'setupCommands' | 'onShardChannelDropped' | 'onConnectionLost'
+>;
 
 /** Makes the nodes a router needs, sharing the client's telemetry and circuit registry. */
 export interface NodeFactory {

@@ -156,6 +156,16 @@ export class Subscriber {
     }
   }
 
+  /** Every subscription the server confirmed, with its listeners (to move them to another node). */
+  confirmedSubscriptions(): { kind: SubscriptionKind; name: string; listeners: PubSubListener[] }[] {
+    const all: { kind: SubscriptionKind; name: string; listeners: PubSubListener[] }[] = [];
+    for (const kind of ['channel', 'pattern', 'shard'] as const) {
+      for (const entry of this.registry.confirmed(kind))
+        all.push({ kind, name: entry.name, listeners: [...entry.listeners] });
+    }
+    return all;
+  }
+
   /** ChannelOptions.onPush: messages to listeners, drops by the server to the Cluster hook. */
   readonly handlePush = (frame: RespValue[]): void => {
     switch (text(frame[0])?.toLowerCase()) {

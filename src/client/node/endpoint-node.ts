@@ -26,6 +26,8 @@ export interface EndpointNodeSettings {
   readonly circuits: ReturnType<typeof circuitRegistry> | undefined;
   /** Commands every connection of the node runs after its handshake (READONLY on a replica). */
   readonly setupCommands?: readonly (readonly string[])[] | undefined;
+  /** The shared connection was lost (not closed by the client): Sentinel asks where the primary is. */
+  readonly onConnectionLost?: (() => void) | undefined;
   /** The server dropped a shard channel by itself (its slot moved): Cluster subscribes it anew. */
   readonly onShardChannelDropped?:
     | ((channel: string, listeners: ReadonlySet<PubSubListener>) => void)
@@ -72,7 +74,10 @@ export class EndpointNode {
         this.transactions.onConnect();
         connections.connected();
       },
-      onDisconnect: connections.disconnected,
+      onDisconnect: (error) => {
+        connections.disconnected(error);
+        if (error !== undefined) settings.onConnectionLost?.();
+      },
       onReconnectScheduled: connections.reconnecting,
     });
     this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
