@@ -31,6 +31,7 @@ import { prepareCommand } from './prepare-command.js';
 import { type PubSubErrorListener, type PubSubListener, Subscriber } from './pubsub.js';
 import { isReadOnlyCommand } from './read-only-commands.js';
 import { refusedCommand } from './refused-commands.js';
+import { errorSinkFor } from './scripting.js';
 import { TransactionTracker } from './transaction-run.js';
 import { type SessionPool, type WatchSession, WatchSessions } from './watch-session.js';
 
@@ -139,7 +140,8 @@ export class RespireClient extends Commander {
     }
     // With retries only the last attempt's error reaches the caller, so only it is counted.
     const promise = this.callWithRetry(args, transform, options, flags);
-    if (this.errorSink !== undefined) promise.catch(this.errorSink);
+    const errorSink = errorSinkFor(this.errorSink, flags);
+    if (errorSink !== undefined) promise.catch(errorSink);
     return promise;
   }
 
