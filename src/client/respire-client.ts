@@ -152,17 +152,17 @@ export class RespireClient extends Commander {
    * (rethrown from a microtask when there are none).
    */
   subscribe(channels: string | readonly string[], listener: PubSubListener): Promise<void> {
-    return this.subscriber.subscribe('channel', channels, listener);
+    return this.counted(this.subscriber.subscribe('channel', channels, listener));
   }
 
   /** PSUBSCRIBE: as `subscribe`, for glob patterns; listeners also get the matching pattern. */
   psubscribe(patterns: string | readonly string[], listener: PubSubListener): Promise<void> {
-    return this.subscriber.subscribe('pattern', patterns, listener);
+    return this.counted(this.subscriber.subscribe('pattern', patterns, listener));
   }
 
   /** SSUBSCRIBE: as `subscribe`, for shard channels (SPUBLISH). */
   ssubscribe(shardChannels: string | readonly string[], listener: PubSubListener): Promise<void> {
-    return this.subscriber.subscribe('shard', shardChannels, listener);
+    return this.counted(this.subscriber.subscribe('shard', shardChannels, listener));
   }
 
   /**
@@ -170,17 +170,17 @@ export class RespireClient extends Commander {
    * A channel left without listeners is unsubscribed; resolves once the server confirmed.
    */
   unsubscribe(channels?: string | readonly string[], listener?: PubSubListener): Promise<void> {
-    return this.subscriber.unsubscribe('channel', channels, listener);
+    return this.counted(this.subscriber.unsubscribe('channel', channels, listener));
   }
 
   /** As `unsubscribe`, for patterns. */
   punsubscribe(patterns?: string | readonly string[], listener?: PubSubListener): Promise<void> {
-    return this.subscriber.unsubscribe('pattern', patterns, listener);
+    return this.counted(this.subscriber.unsubscribe('pattern', patterns, listener));
   }
 
   /** As `unsubscribe`, for shard channels. */
   sunsubscribe(shardChannels?: string | readonly string[], listener?: PubSubListener): Promise<void> {
-    return this.subscriber.unsubscribe('shard', shardChannels, listener);
+    return this.counted(this.subscriber.unsubscribe('shard', shardChannels, listener));
   }
 
   /**
@@ -325,6 +325,12 @@ export class RespireClient extends Commander {
         this.telemetry.commandRetry(this.options.endpoint);
       }
     }
+  }
+
+  /** `redis.client.errors` for what a caller of a (un)subscribe method receives, once per call. */
+  private counted(promise: Promise<void>): Promise<void> {
+    if (this.errorSink !== undefined) promise.catch(this.errorSink);
+    return promise;
   }
 
   /** `redis.client.errors`: what a caller of `call` received. */
