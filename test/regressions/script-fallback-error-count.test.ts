@@ -15,20 +15,25 @@ function errorTypes(meter: RecordingMeter): unknown[] {
   return meter.of('redis.client.errors').map((m) => m.attributes?.['error.type']);
 }
 
-it.each([1, 3])('counts no error for a fallback that succeeded (retry.maxAttempts %i)', async (maxAttempts) => {
-  const meter = new RecordingMeter();
-  const client = await clients.open({ meter, metricGroups: [RespireMetricGroups.Commands],
-    retry: { maxAttempts },
-  });
-  await client.scriptFlush();
-  expect(await client.defineScript('return 1').run()).toBe(1);
-  expect(await client.defineScript('return 2', { readOnly: true }).run()).toBe(2);
-  expect(await client.withKeyPrefix('p:').defineScript('return KEYS[1]').run(['k'])).toBe('p:k');
-  const session = await client.watch('script:count:w');
-  expect(await session.defineScript('return 3').run()).toBe(3);
-  await session.release();
-  expect(errorTypes(meter)).toEqual([]);
-});
+it.each([1, 3])(
+  'counts no error for a fallback that succeeded (retry.maxAttempts %i)',
+  async (maxAttempts) => {
+    const meter = new RecordingMeter();
+    const client = await clients.open({
+      meter,
+      metricGroups: [RespireMetricGroups.Commands],
+      retry: { maxAttempts },
+    });
+    await client.scriptFlush();
+    expect(await client.defineScript('return 1').run()).toBe(1);
+    expect(await client.defineScript('return 2', { readOnly: true }).run()).toBe(2);
+    expect(await client.withKeyPrefix('p:').defineScript('return KEYS[1]').run(['k'])).toBe('p:k');
+    const session = await client.watch('script:count:w');
+    expect(await session.defineScript('return 3').run()).toBe(3);
+    await session.release();
+    expect(errorTypes(meter)).toEqual([]);
+  },
+);
 
 it('counts once what the caller of run receives, and a raw EVALSHA NOSCRIPT as ever', async () => {
   const meter = new RecordingMeter();
