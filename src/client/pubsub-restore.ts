@@ -19,7 +19,11 @@ export interface RestoreContext {
   readonly endpoint: RespireEndpoint;
   /** Reply deadline of each restore command, ms; 0 = none. */
   readonly commandTimeout: number;
-  /** Sends a subscribe command the ordinary way (behind what is queued); resolves with its count. */
+  /**
+   * Sends a subscribe command as part of the restore: ahead of what is queued, exempt from the
+   * queue bound and the circuit, as the restore itself (channel.ts `writeFirst`); resolves with
+   * its count.
+   */
   send(kind: SubscriptionKind, names: string[]): Promise<number>;
   report(error: unknown, event: PubSubErrorEvent): void;
 }

@@ -273,7 +273,13 @@ export class Subscriber {
           registry: this.registry,
           endpoint: this.options.channel.endpoint,
           commandTimeout: this.options.commandTimeout,
-          send: (kind, names) => this.send(SUBSCRIBE_COMMAND[kind], names),
+          // The one-by-one retries of a refused command: turned away by a full send queue, they
+          // would be lost without a sound, still marked subscribed.
+          send: (kind, names) => {
+            const command = subscriptionCommand(SUBSCRIBE_COMMAND[kind], names, this.options.commandTimeout);
+            channel.writeFirstNow(command as Command<unknown>);
+            return command.promise;
+          },
           report: (error, event) => this.report(error, event),
         }),
       onDisconnect: (error) => {

@@ -149,6 +149,28 @@ export class Channel {
   }
 
   /**
+   * Adds `command` to what `writeFirst` gave the current connection: setting it up further once a
+   * reply to the set-up came (a refused restore retried name by name), on the same terms, ahead of
+   * anything queued. Without a connection it fails with `written: false`: the set-up of the next
+   * connection covers it.
+   */
+  writeFirstNow(command: Command<unknown>): void {
+    if (this.state === 'closing' || this.state === 'closed') {
+      command.reject(this.closedError());
+      return;
+    }
+    if (this.connection === undefined) {
+      command.reject(unwrittenSetupError(this.endpoint));
+      return;
+    }
+    this.setup.push(command);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      queueMicrotask(this.flush);
+    }
+  }
+
+  /**
    * Stops accepting commands, writes what is queued (commands that cannot be written while
    * disconnected fail unsent), waits for every reply in flight, then QUITs.
    */
@@ -400,12 +422,7 @@ export class Channel {
   /** The connection `setup` was meant for ended before writing it: none of it reached the server. */
   private failSetup(): void {
     for (let command = this.setup.shift(); command !== undefined; command = this.setup.shift()) {
-      command.reject(
-        new RespireConnectionError('the connection closed before the command was written', {
-          endpoint: this.endpoint,
-          written: false,
-        }),
-      );
+      command.reject(unwrittenSetupError(this.endpoint));
     }
   }
 
@@ -475,6 +492,14 @@ function ignore(): void {}
 
 function isLive(command: Command<unknown>): boolean {
   return command.state !== CommandState.Settled;
+}
+
+/** Set-up for a connection that ended before it was written. */
+function unwrittenSetupError(endpoint: RespireEndpoint): RespireConnectionError {
+  return new RespireConnectionError('the connection closed before the command was written', {
+    endpoint,
+    written: false,
+  });
 }
 
 /** What a command or caller gets once the client is closed: never written, nothing to retry. */
