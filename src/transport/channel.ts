@@ -142,31 +142,22 @@ export class Channel {
       command.reject(this.acquireError(0));
       return;
     }
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      queueMicrotask(this.flush);
-    }
+    this.scheduleFlush();
   }
 
-  /**
-   * Adds `command` to what `writeFirst` gave the current connection: setting it up further once a
-   * reply to the set-up came (a refused restore retried name by name), on the same terms, ahead of
-   * anything queued. Without a connection it fails with `written: false`: the set-up of the next
-   * connection covers it.
-   */
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    queueMicrotask(this.flush);
+  }
+
+  /** Adds to the current connection's `writeFirst` set-up; with none, fails unwritten (for the next). */
   writeFirstNow(command: Command<unknown>): void {
-    if (this.state === 'closing' || this.state === 'closed') {
-      command.reject(this.closedError());
-      return;
-    }
-    if (this.connection === undefined) {
-      command.reject(unwrittenSetupError(this.endpoint));
-      return;
-    }
-    this.setup.push(command);
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      queueMicrotask(this.flush);
+    if (this.state === 'closing' || this.state === 'closed') command.reject(this.closedError());
+    else if (this.connection === undefined) command.reject(unwrittenSetupError(this.endpoint));
+    else {
+      this.setup.push(command);
+      this.scheduleFlush();
     }
   }
 
@@ -421,9 +412,9 @@ export class Channel {
 
   /** The connection `setup` was meant for ended before writing it: none of it reached the server. */
   private failSetup(): void {
-    for (let command = this.setup.shift(); command !== undefined; command = this.setup.shift()) {
-      command.reject(unwrittenSetupError(this.endpoint));
-    }
+    const error = unwrittenSetupError(this.endpoint);
+    for (let command = this.setup.shift(); command !== undefined; command = this.setup.shift())
+      command.reject(error);
   }
 
   /**

@@ -7,6 +7,7 @@ import { RespireMetricGroups, RespireServerError } from '../../src/index.js';
 import { RecordingMeter } from '../client/circuit-kit.js';
 import { outcome, useTestClients } from '../client/support.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { channelUser } from './pubsub-support.js';
 
 const server = useRedisServer();
 const clients = useTestClients(server);
@@ -14,7 +15,7 @@ const clients = useTestClients(server);
 it.each([3, 2] as const)('counts each failed (un)subscribe call once (RESP%i)', async (protocol) => {
   const admin = await clients.open();
   const username = `counted${protocol}`;
-  await admin.send(['ACL', 'SETUSER', username, 'reset', 'on', '>pw', '~*', '&allowed:*', '+@all']);
+  await channelUser(admin, username, ['allowed:*']);
   const meter = new RecordingMeter();
   const client = await clients.open({
     protocol,

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RespireConnectionError, RespireServerError } from '../../src/index.js';
 import { outcome, outcomeWithin, useTestClients } from '../client/support.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { nextSubscriberClose, nextSubscriberReconnect, recorder } from './pubsub-support.js';
+import { channelUser, nextSubscriberClose, nextSubscriberReconnect, recorder } from './pubsub-support.js';
 
 const server = useRedisServer();
 const clients = useTestClients(server);
@@ -40,7 +40,7 @@ describe.each([3, 2] as const)('subscribing to a held name during a restore (RES
   it('rejects with the refusal when the server refuses to restore the name', async () => {
     const admin = await clients.open();
     const username = `during${protocol}`;
-    await admin.send(['ACL', 'SETUSER', username, 'reset', 'on', '>pw', '~*', '&keep', '&revoked', '+@all']);
+    await channelUser(admin, username, ['keep', 'revoked']);
     const { proxy, client } = await clients.proxied({
       protocol,
       username,
