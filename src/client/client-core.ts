@@ -26,6 +26,7 @@ import type { PubSubErrorListener, PubSubListener, SubscriptionKind } from './pu
 import { isReadOnlyCommand } from './read-only-commands.js';
 import { refusedCommand } from './refused-commands.js';
 import type { Router } from './router.js';
+import { errorSinkFor } from './scripting.js';
 import type { WatchSession } from './watch-session.js';
 
 /** What a router may set on a node it makes (EndpointNodeSettings). */
@@ -121,7 +122,8 @@ export class ClientCore extends Commander {
     }
     // With retries only the last attempt's error reaches the caller, so only it is counted.
     const promise = this.callWithRetry(args, transform, options, flags);
-    if (this.errorSink !== undefined) promise.catch(this.errorSink);
+    const errorSink = errorSinkFor(this.errorSink, flags);
+    if (errorSink !== undefined) promise.catch(errorSink);
     return promise;
   }
 
@@ -242,8 +244,9 @@ export class ClientCore extends Commander {
     listener: PubSubListener,
   ): Promise<void> {
     const node = this.router.subscriberNode(kind, typeof names === 'string' ? [names] : names);
-    if (node instanceof Error) return Promise.reject(node);
-    return node.subscriber.subscribe(kind, names, listener);
+    return this.counted(
+      node instanceof Error ? Promise.reject(node) : node.subscriber.subscribe(kind, names, listener),
+    );
   }
 
   private unsubscribeFrom(
@@ -252,9 +255,17 @@ export class ClientCore extends Commander {
     listener: PubSubListener | undefined,
   ): Promise<void> {
     const nodes = this.router.subscriberNodes();
-    return Promise.all(nodes.map((node) => node.subscriber.unsubscribe(kind, names, listener))).then(
-      () => undefined,
+    return this.counted(
+      Promise.all(nodes.map((node) => node.subscriber.unsubscribe(kind, names, listener))).then(
+        () => undefined,
+      ),
     );
+  }
+
+  /** `redis.client.errors` for what a caller of a (un)subscribe method receives, once per call. */
+  private counted(promise: Promise<void>): Promise<void> {
+    if (this.errorSink !== undefined) promise.catch(this.errorSink);
+    return promise;
   }
 
   private callOnce<T>(

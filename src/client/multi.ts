@@ -69,6 +69,9 @@ export interface TransactionContext {
  *   promise rejects with its own queue-time error, the others with the EXECABORT error.
  * - Entries take no `timeout` or `fireAndForget` of their own (pass a timeout to `exec()`); an
  *   entry whose `signal` aborts before `exec()` is left out of the transaction.
+ * - An entry `send` refuses (README "Commands `send` refuses") rejects when queued, and `exec()`
+ *   then rejects with that refusal and sends nothing, as Redis discards a transaction with a
+ *   queue-time error.
  * - An empty transaction sends nothing and resolves `[]`. Blocking commands do not block inside
  *   MULTI, so a transaction never needs a dedicated connection.
  * - Circuit breaker (seed 000): queuing needs no admission; a nonempty transaction is one unit.
@@ -81,6 +84,8 @@ export class Transaction<Conflict extends null = never> extends Commander {
   readonly queuesCommands = true;
   private readonly entries: Command<unknown>[] = [];
   private started = false;
+  /** The first entry `send` refuses (refused-commands.ts): `exec()` then sends nothing. */
+  private refusal: Error | undefined;
 
   constructor(private readonly context: TransactionContext) {
     super();
@@ -100,14 +105,18 @@ export class Transaction<Conflict extends null = never> extends Commander {
     if (this.started) {
       return Promise.reject(new TypeError('the transaction has already run; queue commands on a new one'));
     }
-    // SELECT, CLIENT SETNAME, SUBSCRIBE … would outlive EXEC on the connection (refused-commands.ts).
-    const refusal = refusedCommand(args);
-    if (refusal !== undefined) return Promise.reject(refusal);
     const signal = options?.signal;
     // Never written itself (TransactionRun writes a step for it): no deadline of its own.
     const entry = new Command<T>(args, flags, transform, signal, 0);
     entry.observer = handledOnFailure;
-    if (signal?.aborted) entry.reject(signal.reason);
+    // SELECT, CLIENT SETNAME, SUBSCRIBE … would outlive EXEC on the connection (refused-commands.ts).
+    // Like a queue-time error in Redis (EXECABORT), it discards the whole transaction: the rest
+    // must not run without it (the SET after a refused SELECT would write the wrong database).
+    const refusal = refusedCommand(args);
+    if (refusal !== undefined) {
+      this.refusal ??= refusal;
+      entry.reject(refusal);
+    } else if (signal?.aborted) entry.reject(signal.reason);
     this.entries.push(entry as Command<unknown>);
     return entry.promise;
   }
@@ -130,6 +139,7 @@ export class Transaction<Conflict extends null = never> extends Commander {
     const context = this.context;
     const refusal = context.begin?.();
     if (refusal !== undefined) return this.refuse(refusal, false);
+    if (this.refusal !== undefined) return this.refuse(this.refusal, true);
     let timeoutMs = context.commandTimeout;
     if (options?.timeout !== undefined) {
       if (!isTimeout(options.timeout)) return this.refuse(invalidTimeout(options.timeout), true);

@@ -10,6 +10,7 @@ import {
   type SettleObserver,
 } from '../transport/command.js';
 import { isBlockingCommand } from './command-traits.js';
+import { errorSinkFor } from './scripting.js';
 
 /** Largest timer delay Node accepts (ms): the bound of every timeout option. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
@@ -45,7 +46,7 @@ export function prepareCommand<T>(
   // Typed helpers that know they block (BLPOP, XREAD BLOCK) say so; the rest are looked up.
   if ((flags & CommandFlags.Blocking) === 0 && isBlockingCommand(args)) flags |= CommandFlags.Blocking;
   const command = new Command<T>(args, flags, transform, invalid === undefined ? signal : undefined, timeout);
-  command.errorSink = errorSink;
+  command.errorSink = errorSinkFor(errorSink, flags);
   command.observer = observer;
   command.position = position;
   if (invalid !== undefined) command.reject(invalid);

@@ -35,6 +35,11 @@ export interface Subscription {
   ready: Promise<void>;
   /** The server confirmed it on the current or a previous connection: restore it on reconnect. */
   confirmed: boolean;
+  /**
+   * Settles `ready` while the name waits to be restored on a new connection (`awaitRestore`): a
+   * subscribe of a held name resolves once the server holds it again, not before.
+   */
+  restoring: { resolve(): void; reject(error: unknown): void } | undefined;
 }
 
 export class SubscriptionRegistry {
@@ -93,6 +98,7 @@ export class SubscriptionRegistry {
           snapshot: undefined,
           ready: Promise.resolve(),
           confirmed: false,
+          restoring: undefined,
         };
         map.set(name, entry);
         fresh.push(entry);
@@ -121,7 +127,7 @@ export class SubscriptionRegistry {
       entry.listeners.delete(listener);
       entry.snapshot = undefined;
       if (entry.listeners.size > 0) continue;
-      this.entries[kind].delete(entry.name);
+      this.forget(kind, entry);
       emptied.push(entry.name);
     }
     return emptied;
@@ -141,7 +147,7 @@ export class SubscriptionRegistry {
       else entry.listeners.delete(listener);
       entry.snapshot = undefined;
       if (entry.listeners.size > 0) continue;
-      map.delete(name);
+      this.forget(kind, entry);
       emptied.push(name);
     }
     return emptied;
@@ -154,7 +160,7 @@ export class SubscriptionRegistry {
     for (const name of names) {
       const entry = map.get(name);
       if (entry === undefined) continue;
-      map.delete(name);
+      this.forget(kind, entry);
       dropped.push(entry);
     }
     return dropped;
@@ -165,9 +171,52 @@ export class SubscriptionRegistry {
     const cleared = { channel: [], pattern: [], shard: [] } as Record<SubscriptionKind, Subscription[]>;
     for (const kind of SUBSCRIPTION_KINDS) {
       cleared[kind] = [...this.entries[kind].values()];
-      this.entries[kind].clear();
+      for (const entry of cleared[kind]) this.forget(kind, entry);
     }
     return cleared;
+  }
+
+  /**
+   * The connection that held the confirmed entries is lost: until each is restored on a new one
+   * (`restoreSettled`), a subscribe of its name waits for that, as for a first SUBSCRIBE.
+   */
+  awaitRestore(): void {
+    for (const kind of SUBSCRIPTION_KINDS) {
+      for (const entry of this.entries[kind].values()) {
+        if (!entry.confirmed || entry.restoring !== undefined) continue;
+        entry.ready = new Promise<void>((resolve, reject) => {
+          entry.restoring = { resolve, reject };
+        });
+        // Each subscribe waiting on it handles a failure itself.
+        entry.ready.catch(ignore);
+      }
+    }
+  }
+
+  /** The server holds `entry` again (no `error`), or refused it; its waiting subscribes settle. */
+  restoreSettled(entry: Subscription, error?: unknown): void {
+    const restoring = entry.restoring;
+    if (restoring === undefined) return;
+    entry.restoring = undefined;
+    if (error === undefined) restoring.resolve();
+    else restoring.reject(error);
+  }
+
+  /** No restore will come (the client closed): every subscribe still waiting for one fails. */
+  failRestores(error: unknown): void {
+    for (const kind of SUBSCRIPTION_KINDS) {
+      for (const entry of this.entries[kind].values()) this.restoreSettled(entry, error);
+    }
+  }
+
+  /**
+   * Removes an entry. A subscribe still waiting for its restore resolves: the name was given up
+   * here (unsubscribed, dropped or cleared) and will not be restored; a failure that ended it has
+   * already been settled (`restoreSettled`).
+   */
+  private forget(kind: SubscriptionKind, entry: Subscription): void {
+    this.entries[kind].delete(entry.name);
+    this.restoreSettled(entry);
   }
 
   /** Counts an UNSUBSCRIBE sent for `names`; `settle` uncounts it once it completes or fails. */
@@ -189,3 +238,5 @@ export class SubscriptionRegistry {
     return this.unsubscribing[kind].has(name);
   }
 }
+
+function ignore(): void {}

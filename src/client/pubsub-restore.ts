@@ -19,7 +19,11 @@ export interface RestoreContext {
   readonly endpoint: RespireEndpoint;
   /** Reply deadline of each restore command, ms; 0 = none. */
   readonly commandTimeout: number;
-  /** Sends a subscribe command the ordinary way (behind what is queued); resolves with its count. */
+  /**
+   * Sends a subscribe command as part of the restore: ahead of what is queued, exempt from the
+   * queue bound and the circuit, as the restore itself (channel.ts `writeFirst`); resolves with
+   * its count.
+   */
   send(kind: SubscriptionKind, names: string[]): Promise<number>;
   report(error: unknown, event: PubSubErrorEvent): void;
 }
@@ -43,7 +47,10 @@ export function restoreCommands(context: RestoreContext): Command<unknown>[] {
         group.map((entry) => entry.name),
         context.commandTimeout,
       );
-      command.promise.catch((error: unknown) => restoreFailed(context, kind, group, error));
+      command.promise.then(
+        () => restored(context, group),
+        (error: unknown) => restoreFailed(context, kind, group, error),
+      );
       (kind === 'shard' ? shard : classic).push(command);
       all.push(command as Command<unknown>);
     }
@@ -86,15 +93,23 @@ function restoreFailed(
   const current = group.filter((entry) => registry.isCurrent(kind, entry));
   if (current.length === 0) return;
   if (group.length === 1) {
+    // The subscribes waiting for it get the refusal, as for a first SUBSCRIBE.
+    registry.restoreSettled(current[0]!, error);
     registry.drop(kind, [current[0]!.name]);
     context.report(error, { source: 'restore', kind, names: [current[0]!.name] });
     return;
   }
   for (const entry of current) {
-    context
-      .send(kind, [entry.name])
-      .catch((single: unknown) => restoreFailed(context, kind, [entry], single));
+    context.send(kind, [entry.name]).then(
+      () => restored(context, [entry]),
+      (single: unknown) => restoreFailed(context, kind, [entry], single),
+    );
   }
+}
+
+/** The server holds these names again: subscribes waiting for their restore resolve. */
+function restored(context: RestoreContext, group: readonly Subscription[]): void {
+  for (const entry of group) context.registry.restoreSettled(entry);
 }
 
 /** Once every command of one count has been confirmed, the server's count must equal the names sent. */

@@ -126,6 +126,8 @@ export class Subscriber {
    */
   async close(): Promise<void> {
     this.closed = true;
+    // Nothing is restored from now on: subscribes waiting for a restore fail now.
+    this.registry.failRestores(clientClosedError(this.options.channel.endpoint));
     await this.opening;
     const channel = this.channel;
     if (channel === undefined) return;
@@ -144,6 +146,7 @@ export class Subscriber {
   destroy(): void {
     this.closed = true;
     this.destroyed = true;
+    this.registry.failRestores(clientClosedError(this.options.channel.endpoint));
     this.channel?.destroy();
     // Commands waiting for the connection being opened fail now, not when the abandoned handshake
     // gives up; the client caused it, so a probe slot one took is freed (seed 000).
@@ -280,10 +283,20 @@ export class Subscriber {
           registry: this.registry,
           endpoint: this.options.channel.endpoint,
           commandTimeout: this.options.commandTimeout,
-          send: (kind, names) => this.send(SUBSCRIBE_COMMAND[kind], names),
+          // The one-by-one retries of a refused command: turned away by a full send queue, they
+          // would be lost without a sound, still marked subscribed.
+          send: (kind, names) => {
+            const command = subscriptionCommand(SUBSCRIBE_COMMAND[kind], names, this.options.commandTimeout);
+            channel.writeFirstNow(command as Command<unknown>);
+            return command.promise;
+          },
           report: (error, event) => this.report(error, event),
         }),
-      onDisconnect: observer.disconnected,
+      onDisconnect: (error) => {
+        // Lost (not closed by the client): held names wait for their restore (pubsub-registry.ts).
+        if (error !== undefined) this.registry.awaitRestore();
+        observer.disconnected(error);
+      },
       onReconnectScheduled: observer.reconnecting,
       // Told when the policy gives up, to forget what the connection held (issue 19 #11).
       reconnect: (attempt, cause) => {
@@ -323,14 +336,16 @@ export class Subscriber {
   private gaveUp(channel: Channel, cause: Error): void {
     if (this.channel !== channel) return;
     this.channel = undefined;
-    const cleared = this.registry.clear();
-    const names: string[] = [];
-    for (const kind of SUBSCRIPTION_KINDS) for (const entry of cleared[kind]) names.push(entry.name);
-    if (names.length === 0) return;
     const error = new RespireConnectionError(
       `the subscriber connection to ${channel.endpoint.host}:${channel.endpoint.port} gave up reconnecting: ${cause.message}`,
       { endpoint: channel.endpoint, cause },
     );
+    // Subscribes waiting for a restore get the reason none will come.
+    this.registry.failRestores(error);
+    const cleared = this.registry.clear();
+    const names: string[] = [];
+    for (const kind of SUBSCRIPTION_KINDS) for (const entry of cleared[kind]) names.push(entry.name);
+    if (names.length === 0) return;
     // After the channel has failed what it still held, so listeners see a settled state.
     queueMicrotask(() => this.report(error, { source: 'lost', kind: undefined, names }));
   }

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { RespireServerError } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
 import type { RespValue } from '../resp/types.js';
-import type { CommandOptions } from '../transport/command.js';
+import { CommandFlags, type CommandOptions } from '../transport/command.js';
 import type { CommandCaller, RedisArgument } from './commands/caller.js';
 
 /** A script argument (ARGV): strings and Buffers as they are, numbers as decimal text. */
@@ -72,6 +72,7 @@ export class RedisScript {
       scriptArguments(this.evalShaCommand, this.sha, keys, args),
       undefined,
       options,
+      CommandFlags.ScriptBySha,
     );
     return bySha.catch((error: unknown) => {
       if (!isServerNoScript(error)) throw error;
@@ -96,4 +97,19 @@ const SERVER_NOSCRIPT = 'NOSCRIPT No matching script. Please use EVAL.';
 
 function isServerNoScript(error: unknown): boolean {
   return error instanceof RespireServerError && error.message === SERVER_NOSCRIPT;
+}
+
+/**
+ * The error sink of a command sent with `flags`: for a script run's EVALSHA (`ScriptBySha`) it
+ * skips the server's NOSCRIPT, which the run answers with EVAL, so `redis.client.errors` counts
+ * only what the caller of `run` receives.
+ */
+export function errorSinkFor(
+  sink: ((error: unknown) => void) | undefined,
+  flags: number,
+): ((error: unknown) => void) | undefined {
+  if (sink === undefined || (flags & CommandFlags.ScriptBySha) === 0) return sink;
+  return (error) => {
+    if (!isServerNoScript(error)) sink(error);
+  };
 }

@@ -139,10 +139,13 @@ export class WatchSession extends Commander implements AsyncDisposable {
     flags: number,
     errorSink: ((error: unknown) => void) | undefined,
   ): Promise<T> {
-    if (!this.active) return Promise.reject(endedError());
     // The connection goes back to the pool afterwards: nothing may change its state (refused-commands.ts).
-    const refusal = refusedCommand(args, true);
-    if (refusal !== undefined) return Promise.reject(refusal);
+    const refusal = this.active ? refusedCommand(args, true) : endedError();
+    if (refusal !== undefined) {
+      // What the caller receives, so counted like any other error of a session command.
+      errorSink?.(refusal);
+      return Promise.reject(refusal);
+    }
     const { commandTimeout, clock } = this.settings;
     const command = prepareCommand(args, transform, options, flags, commandTimeout, errorSink);
     if (!command.settled) {

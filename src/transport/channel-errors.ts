@@ -36,3 +36,11 @@ export function unreachableError(
     ? new RespireAuthenticationError(message, details)
     : new RespireConnectionError(message, details);
 }
+
+/** Set-up for a connection that ended before it was written. */
+export function unwrittenSetupError(endpoint: RespireEndpoint): RespireConnectionError {
+  return new RespireConnectionError('the connection closed before the command was written', {
+    endpoint,
+    written: false,
+  });
+}

@@ -13,7 +13,7 @@ import type { RespValue } from '../resp/types.js';
 import type { RandomSource } from '../util/random.js';
 import { RingQueue } from '../util/ring-queue.js';
 import type { AdmissionGate } from './admission-gate.js';
-import { acquireError, clientClosedError, unreachableError } from './channel-errors.js';
+import { acquireError, clientClosedError, unreachableError, unwrittenSetupError } from './channel-errors.js';
 import { type Command, CommandState } from './command.js';
 import { type ConnectionSettings, connect } from './connect.js';
 import type { Connection } from './connection.js';
@@ -154,9 +154,22 @@ export class Channel {
       command.reject(this.acquireError(0));
       return;
     }
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      queueMicrotask(this.flush);
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    queueMicrotask(this.flush);
+  }
+
+  /** Adds to the current connection's `writeFirst` set-up; with none, fails unwritten (for the next). */
+  writeFirstNow(command: Command<unknown>): void {
+    if (this.state === 'closing' || this.state === 'closed') command.reject(this.closedError());
+    else if (this.connection === undefined) command.reject(unwrittenSetupError(this.endpoint));
+    else {
+      this.setup.push(command);
+      this.scheduleFlush();
     }
   }
 
@@ -411,14 +424,9 @@ export class Channel {
 
   /** The connection `setup` was meant for ended before writing it: none of it reached the server. */
   private failSetup(): void {
-    for (let command = this.setup.shift(); command !== undefined; command = this.setup.shift()) {
-      command.reject(
-        new RespireConnectionError('the connection closed before the command was written', {
-          endpoint: this.endpoint,
-          written: false,
-        }),
-      );
-    }
+    const error = unwrittenSetupError(this.endpoint);
+    for (let command = this.setup.shift(); command !== undefined; command = this.setup.shift())
+      command.reject(error);
   }
 
   /**

@@ -52,6 +52,11 @@ export const CommandFlags = {
   Subscription: 8,
   /** A step written after an admitted MULTI: the transaction was admitted once, as a unit. */
   TransactionStep: 16,
+  /**
+   * The EVALSHA of a script run (client/scripting.ts): the server's NOSCRIPT makes the run send
+   * EVAL instead, so that reply is no caller's error and is not told to the error sink.
+   */
+  ScriptBySha: 32,
 } as const;
 
 /**

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type PubSubErrorEvent, RespireServerError } from '../../src/index.js';
 import { useTestClients } from '../client/support.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { nextSubscriberReconnect, recorder } from './pubsub-support.js';
+import { channelUser, nextSubscriberReconnect, recorder } from './pubsub-support.js';
 
 const server = useRedisServer();
 const clients = useTestClients(server);
@@ -22,18 +22,7 @@ describe.each([3, 2] as const)('a restore the server refuses (RESP%i)', (protoco
   async function setUp() {
     const admin = await clients.open();
     const username = `restorer${++user}`;
-    await admin.send([
-      'ACL',
-      'SETUSER',
-      username,
-      'reset',
-      'on',
-      '>pw',
-      '~*',
-      '&keep:*',
-      '&revoked',
-      '+@all',
-    ]);
+    await channelUser(admin, username, ['keep:*', 'revoked']);
     const client = await clients.open({ protocol, username, password: 'pw', reconnect: () => 10 });
     const kept = recorder('still here');
     await client.subscribe(['keep:a', 'revoked', 'keep:b'], kept.listener);

@@ -57,3 +57,13 @@ export function recorder(awaited?: string): {
   };
   return { listener, heard, received };
 }
+
+/** Creates (or resets) `username`, password `pw`, with every key and command but only `channels`. */
+export async function channelUser(
+  admin: RespireClient,
+  username: string,
+  channels: readonly string[],
+): Promise<void> {
+  const permitted = channels.map((channel) => `&${channel}`);
+  await admin.send(['ACL', 'SETUSER', username, 'reset', 'on', '>pw', '~*', ...permitted, '+@all']);
+}

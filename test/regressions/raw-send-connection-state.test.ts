@@ -66,9 +66,11 @@ describe.each([3, 2] as const)('raw commands that change the connection (RESP%i)
     const tx = client.multi();
     const select = tx.send(['SELECT', '1']);
     tx.set('raw:tx', '1');
-    // Refused when queued, like a call on a transaction that has run: the rest still runs.
+    // Refused when queued; like a queue-time error, it discards the transaction
+    // (transaction-refused-entry.test.ts).
     await expect(select).rejects.toBeInstanceOf(RespireUnsupportedCommandError);
-    expect(await tx.exec()).toEqual(['OK']);
+    await expect(tx.exec()).rejects.toBeInstanceOf(RespireUnsupportedCommandError);
+    expect(await client.exists(['raw:tx'])).toBe(0);
     expect((await client.clientInfo()).db).toBe('0');
     const session = await client.watch('raw:w');
     await expect(session.send(['CLIENT', 'SETNAME', 'x'])).rejects.toBeInstanceOf(
