@@ -1,5 +1,6 @@
 // What a channel's commands fail with when they cannot be written: the client closed, no room in
-// the send queue in time, or no connection to be had (nothing was sent in any of them).
+// the send queue in time, or no connection to be had (nothing was sent in any of them); and the
+// sweep that fails the ones whose acquire deadline passed.
 import {
   RespireAuthenticationError,
   RespireConnectionError,
@@ -7,6 +8,8 @@ import {
   type RespireError,
   RespireTimeoutError,
 } from '../errors.js';
+import type { RingQueue } from '../util/ring-queue.js';
+import { type Command, CommandState } from './command.js';
 
 /** What a command or caller gets once the client is closed: never written, nothing to retry. */
 export function clientClosedError(endpoint: RespireEndpoint): RespireConnectionError {
@@ -43,4 +46,26 @@ export function unwrittenSetupError(endpoint: RespireEndpoint): RespireConnectio
     endpoint,
     written: false,
   });
+}
+
+/**
+ * Fails the commands of `queue` whose acquire deadline passed, each with `failure(command)`, and
+ * drops settled ones; returns the earliest deadline still outstanding (Infinity for none).
+ */
+export function expireAcquireDeadlines(
+  queue: RingQueue<Command<unknown>>,
+  now: number,
+  failure: (command: Command<unknown>) => Error,
+): number {
+  let next = Number.POSITIVE_INFINITY;
+  queue.filter((command) => {
+    if (command.state === CommandState.Settled) return false;
+    if (command.deadline === 0 || command.deadline > now) {
+      if (command.deadline !== 0 && command.deadline < next) next = command.deadline;
+      return true;
+    }
+    command.reject(failure(command));
+    return false;
+  });
+  return next;
 }

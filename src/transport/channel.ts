@@ -13,7 +13,13 @@ import type { RespValue } from '../resp/types.js';
 import type { RandomSource } from '../util/random.js';
 import { RingQueue } from '../util/ring-queue.js';
 import type { AdmissionGate } from './admission-gate.js';
-import { acquireError, clientClosedError, unreachableError, unwrittenSetupError } from './channel-errors.js';
+import {
+  acquireError,
+  clientClosedError,
+  expireAcquireDeadlines,
+  unreachableError,
+  unwrittenSetupError,
+} from './channel-errors.js';
 import { type Command, CommandState } from './command.js';
 import { type ConnectionSettings, connect } from './connect.js';
 import type { Connection } from './connection.js';
@@ -233,7 +239,7 @@ export class Channel {
     }
     if (this.compactedThisTick) return;
     this.compactedThisTick = true;
-    this.queue.filter(isLive);
+    this.queue.filter((command) => command.state !== CommandState.Settled);
   }
 
   private readonly flush = (): void => {
@@ -275,24 +281,13 @@ export class Channel {
 
   /** Fails the commands whose acquire deadline passed; returns the next one outstanding. */
   private readonly onAcquireDeadline = (now: number): number => {
-    const expire = (queue: RingQueue<Command<unknown>>, capacityWait: boolean): number => {
-      let next = Number.POSITIVE_INFINITY;
-      queue.filter((command) => {
-        if (command.state === CommandState.Settled) return false;
-        if (command.deadline === 0 || command.deadline > now) {
-          if (command.deadline !== 0 && command.deadline < next) next = command.deadline;
-          return true;
-        }
-        command.reject(
-          capacityWait || this.connection !== undefined
-            ? this.acquireError(this.options.acquireTimeout)
-            : this.selectionFailed(command),
-        );
-        return false;
-      });
-      return next;
-    };
-    const next = Math.min(expire(this.queue, false), expire(this.waiters, true));
+    const capacity = (): Error => this.acquireError(this.options.acquireTimeout);
+    const next = Math.min(
+      expireAcquireDeadlines(this.queue, now, (command) =>
+        this.connection !== undefined ? capacity() : this.selectionFailed(command),
+      ),
+      expireAcquireDeadlines(this.waiters, now, capacity),
+    );
     this.notifyDrained();
     return next;
   };
@@ -413,13 +408,7 @@ export class Channel {
    * wakes close() waiting for the queue to drain.
    */
   private failQueued(error: Error | ((command: Command<unknown>) => Error)): void {
-    for (const queue of [this.queue, this.waiters]) {
-      for (let command = queue.shift(); command !== undefined; command = queue.shift()) {
-        if (command.state !== CommandState.Settled)
-          command.reject(typeof error === 'function' ? error(command) : error);
-      }
-    }
-    this.notifyDrained();
+    this.drainUnwritten((command) => command.reject(typeof error === 'function' ? error(command) : error));
   }
 
   /** The connection `setup` was meant for ended before writing it: none of it reached the server. */
@@ -449,15 +438,21 @@ export class Channel {
    */
   takeUnwritten(): Command<unknown>[] {
     const taken: Command<unknown>[] = [];
+    this.drainUnwritten((command) => {
+      command.reportHealth(Health.None);
+      taken.push(command);
+    });
+    return taken;
+  }
+
+  /** Empties the queue and the waiters, handing each live command to `each`, in order. */
+  private drainUnwritten(each: (command: Command<unknown>) => void): void {
     for (const queue of [this.queue, this.waiters]) {
       for (let command = queue.shift(); command !== undefined; command = queue.shift()) {
-        if (command.state === CommandState.Settled) continue;
-        command.reportHealth(Health.None);
-        taken.push(command);
+        if (command.state !== CommandState.Settled) each(command);
       }
     }
     this.notifyDrained();
-    return taken;
   }
 
   /** Resolves once nothing is queued or waiting for room. */
@@ -498,9 +493,5 @@ export class Channel {
 }
 
 function ignore(): void {}
-
-function isLive(command: Command<unknown>): boolean {
-  return command.state !== CommandState.Settled;
-}
 
 export { clientClosedError };
