@@ -5,19 +5,23 @@ import { ClientCore } from './client/client-core.js';
 import { type RespireOptions, resolveOptions } from './client/options.js';
 import { StandaloneRouter } from './client/standalone-router.js';
 import { ClusterRouter } from './cluster/cluster-router.js';
+import { validateSentinelOptions } from './sentinel/options.js';
+import { SentinelRouter } from './sentinel/sentinel-router.js';
 
 export class RespireClient extends ClientCore {
   /**
    * Connects: standalone, the handshake of the first connection (rejects with its error); Cluster
-   * (`useCluster`), the topology from the seeds in turn (rejects naming the seeds tried).
+   * (`useCluster`), the topology from the seeds in turn (rejects naming the seeds tried); Sentinel
+   * (`sentinel`), the primary the sentinels name, confirmed by ROLE, and its first connection.
    */
   static async connect(options: RespireOptions): Promise<RespireClient> {
     const resolved = resolveOptions(options);
-    const client = new RespireClient(resolved, (nodes) =>
-      resolved.mode === 'cluster'
-        ? new ClusterRouter(resolved, nodes)
-        : new StandaloneRouter(nodes.create(resolved.endpoint)),
-    );
+    const sentinel = resolved.mode === 'sentinel' ? validateSentinelOptions(resolved.sentinel) : undefined;
+    const client = new RespireClient(resolved, (nodes) => {
+      if (sentinel !== undefined) return new SentinelRouter(resolved, nodes, sentinel);
+      if (resolved.mode === 'cluster') return new ClusterRouter(resolved, nodes);
+      return new StandaloneRouter(nodes.create(resolved.endpoint));
+    });
     try {
       await client.start();
     } catch (error) {

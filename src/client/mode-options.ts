@@ -1,7 +1,9 @@
 // The options that choose and shape a client's mode (API.md "RespireOptions", "Cluster"):
 // `useCluster` with its `cluster` settings, and `readFrom`. Validated here, used by the routers.
+import type tls from 'node:tls';
 import { RespireConfigurationError, type RespireEndpoint } from '../errors.js';
 import { rejectUnknownOptions } from '../util/unknown-options.js';
+import type { RespireEndpointInput } from './endpoint.js';
 
 /** Rewrites a node address the cluster announces (NAT, Docker, a test proxy); never the seeds. */
 export type AddressMap = (endpoint: RespireEndpoint) => RespireEndpoint;
@@ -18,6 +20,20 @@ export interface RespireClusterOptions {
   addressMap?: AddressMap;
 }
 
+/** `sentinel` (API.md "Sentinel"): validated by src/sentinel/options.ts. */
+export interface RespireSentinelOptions {
+  /** The name the sentinels monitor the primary under (`sentinel monitor <name> …`). */
+  serviceName: string;
+  /** Where the sentinels listen: `'host:port'` strings or `{ host, port }` (port default 26379). */
+  endpoints: RespireEndpointInput[];
+  /** Sentinel ACL user; needs `password`. */
+  username?: string;
+  /** Sentinel `requirepass` (or the ACL user's password). */
+  password?: string;
+  /** TLS to the sentinels; the data nodes' `tls` is separate. */
+  tls?: boolean | tls.ConnectionOptions;
+}
+
 export interface ResolvedClusterOptions {
   readonly refreshInterval: number;
   readonly maxRedirections: number;
@@ -26,13 +42,16 @@ export interface ResolvedClusterOptions {
 
 export interface ModeOptionsInput {
   useCluster?: boolean | undefined;
+  sentinel?: RespireSentinelOptions | undefined;
   cluster?: RespireClusterOptions | undefined;
   readFrom?: ReadFrom | undefined;
   database?: number | undefined;
 }
 
 export interface ResolvedModeOptions {
-  readonly mode: 'standalone' | 'cluster';
+  readonly mode: 'standalone' | 'cluster' | 'sentinel';
+  /** The `sentinel` option as given; the Sentinel router validates it (src/sentinel/options.ts). */
+  readonly sentinel: unknown;
   readonly cluster: ResolvedClusterOptions;
   readonly readFrom: ReadFrom;
 }
@@ -51,7 +70,14 @@ export function resolveModeOptions(options: ModeOptionsInput): ResolvedModeOptio
   if (useCluster !== undefined && typeof useCluster !== 'boolean') {
     throw new RespireConfigurationError('useCluster', useCluster, 'true or false');
   }
-  const mode = useCluster === true ? 'cluster' : 'standalone';
+  if (useCluster === true && options.sentinel !== undefined) {
+    throw new RespireConfigurationError(
+      'sentinel',
+      options.sentinel,
+      'not set with useCluster: one mode at a time',
+    );
+  }
+  const mode = useCluster === true ? 'cluster' : options.sentinel !== undefined ? 'sentinel' : 'standalone';
   if (readFrom !== undefined && !READ_FROM.includes(readFrom)) {
     throw new RespireConfigurationError('readFrom', readFrom, "'primary', 'replica' or 'replicaPreferred'");
   }
@@ -59,10 +85,10 @@ export function resolveModeOptions(options: ModeOptionsInput): ResolvedModeOptio
     throw new RespireConfigurationError(
       'readFrom',
       readFrom,
-      "'primary' without useCluster (replicas are read in Cluster mode)",
+      "'primary' without useCluster or sentinel (replicas are read in those modes)",
     );
   }
-  if (mode === 'standalone' && cluster !== undefined) {
+  if (mode !== 'cluster' && cluster !== undefined) {
     throw new RespireConfigurationError('cluster', cluster, 'not set without useCluster: true');
   }
   if (mode === 'cluster' && options.database !== undefined) {
@@ -72,7 +98,12 @@ export function resolveModeOptions(options: ModeOptionsInput): ResolvedModeOptio
       'not set with useCluster: Redis Cluster has database 0 only',
     );
   }
-  return { mode, cluster: resolveCluster(cluster), readFrom: readFrom ?? 'primary' };
+  return {
+    mode,
+    cluster: resolveCluster(cluster),
+    readFrom: readFrom ?? 'primary',
+    sentinel: options.sentinel,
+  };
 }
 
 function resolveCluster(cluster: RespireClusterOptions | undefined): ResolvedClusterOptions {

@@ -21,6 +21,7 @@ import {
   type ReadFrom,
   type ResolvedModeOptions,
   type RespireClusterOptions,
+  type RespireSentinelOptions,
   resolveModeOptions,
 } from './mode-options.js';
 import { refuseUnknownOptions } from './option-names.js';
@@ -41,8 +42,10 @@ export interface RespireOptions {
   useCluster?: boolean;
   /** Cluster settings: topology refresh, redirections, address rewriting. */
   cluster?: RespireClusterOptions;
-  /** Where read-only commands go in Cluster mode: `primary` (default), `replica`, `replicaPreferred`. */
+  /** Where read-only commands go in Cluster and Sentinel mode: `primary` (default), `replica`, `replicaPreferred`. */
   readFrom?: ReadFrom;
+  /** Sentinel mode (API.md "Sentinel"): the sentinels find the primary; `endpoints` is then not set. */
+  sentinel?: RespireSentinelOptions;
   username?: string;
   password?: string;
   clientName?: string;
@@ -112,6 +115,7 @@ const OPTION_NAMES = Object.keys({
   useCluster: true,
   cluster: true,
   readFrom: true,
+  sentinel: true,
   username: true,
   password: true,
   clientName: true,
@@ -148,7 +152,15 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
   }
   refuseUnknownOptions(options, OPTION_NAMES);
   const modeOptions = resolveModeOptions(options);
-  const endpoints = options.endpoints;
+  if (modeOptions.mode === 'sentinel' && options.endpoints !== undefined) {
+    throw new RespireConfigurationError(
+      'endpoints',
+      options.endpoints,
+      'not set with sentinel: the sentinels name the data nodes',
+    );
+  }
+  // Sentinel mode has no configured data endpoint: the router names the current primary.
+  const endpoints = modeOptions.mode === 'sentinel' ? ['0.0.0.0:6379'] : options.endpoints;
   const cluster = modeOptions.mode === 'cluster';
   if (!Array.isArray(endpoints) || endpoints.length === 0 || (!cluster && endpoints.length !== 1)) {
     throw new RespireConfigurationError(
@@ -177,7 +189,7 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
   return {
     ...modeOptions,
     endpoint: parsed[0]!,
-    endpoints: parsed,
+    endpoints: modeOptions.mode === 'sentinel' ? [] : parsed,
     username: optionalString(options.username, 'username'),
     password: optionalString(options.password, 'password'),
     clientName: clientName(options.clientName),

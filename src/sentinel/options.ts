@@ -2,24 +2,15 @@
 // username?, password?, tls? }`. The credentials and TLS here go only to sentinels, never to data
 // nodes (seed 000 "Sentinel"); an invalid option is a RespireConfigurationError naming it as
 // `sentinel.<name>`, with credentials redacted (issue 10 #5, RespireConfigurationError).
+
 import type tls from 'node:tls';
 import { parseEndpoint, type RespireEndpointInput } from '../client/endpoint.js';
+import type { RespireSentinelOptions } from '../client/mode-options.js';
 import { RespireConfigurationError, type RespireEndpoint } from '../errors.js';
 import type { TlsOption } from '../transport/socket.js';
 import { rejectUnknownOptions } from '../util/unknown-options.js';
 
-export interface RespireSentinelOptions {
-  /** The name the sentinels monitor the primary under (`sentinel monitor <name> …`). */
-  serviceName: string;
-  /** Where the sentinels listen: `'host:port'` strings or `{ host, port }` (port default 26379). */
-  endpoints: RespireEndpointInput[];
-  /** Sentinel ACL user; needs `password`. */
-  username?: string;
-  /** Sentinel `requirepass` (or the ACL user's password). */
-  password?: string;
-  /** TLS to the sentinels; the data nodes' `tls` is separate. */
-  tls?: boolean | tls.ConnectionOptions;
-}
+export type { RespireSentinelOptions };
 
 export interface ResolvedSentinelOptions {
   readonly serviceName: string;
