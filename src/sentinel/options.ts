@@ -3,6 +3,7 @@
 // nodes (seed 000 "Sentinel"); an invalid option is a RespireConfigurationError naming it as
 // `sentinel.<name>`, with credentials redacted (issue 10 #5, RespireConfigurationError).
 
+import type tls from 'node:tls';
 import { parseEndpoint } from '../client/endpoint.js';
 import type { RespireSentinelOptions } from '../client/mode-options.js';
 import { RespireConfigurationError, type RespireEndpoint } from '../errors.js';
