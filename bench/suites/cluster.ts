@@ -54,7 +54,7 @@ const CASES: readonly ClusterCase[] = [
   {
     name: 'GET 16 B, Promise.all of 1000 over every slot',
     calls: KEYS,
-    pass: (driver) => concurrently(gets(driver)),
+    pass: (driver) => concurrently((key) => driver.get(key)),
     expected: VALUE,
   },
   {
@@ -81,10 +81,9 @@ const CASES: readonly ClusterCase[] = [
     calls: 100,
     pass(driver) {
       const keys = caseKeys().slice(0, 100);
-      const get = gets(driver);
       return async () => {
         const replies: unknown[] = new Array(keys.length);
-        for (let i = 0; i < keys.length; i++) replies[i] = await get(keys[i]!);
+        for (let i = 0; i < keys.length; i++) replies[i] = await driver.get(keys[i]!);
         return replies;
       };
     },
@@ -183,10 +182,6 @@ function mgetGroups(count: number): string[][] {
     groups.push(group);
   }
   return groups;
-}
-
-function gets(driver: ClusterDriver): (key: string) => Promise<unknown> {
-  return (key) => driver.get(key);
 }
 
 /** A pass of one call per key of `caseKeys()`, all issued at once and awaited with Promise.all. */
