@@ -193,10 +193,13 @@ class ContenderProcess implements RoundRunner {
         this.context.log(message.line);
         return;
       case 'need-redis-url':
-        this.context.redisUrl().then(
-          (url) => this.child?.send({ type: 'redis-url', url } satisfies ToWorker),
-          (error: unknown) =>
-            this.child?.send({ type: 'redis-url', error: String(error) } satisfies ToWorker),
+        this.answerWith(this.context.redisUrl(), (url) => ({ type: 'redis-url', url }), 'redis-url');
+        return;
+      case 'need-redis-cluster':
+        this.answerWith(
+          this.context.redisCluster(),
+          (cluster) => ({ type: 'redis-cluster', cluster }),
+          'redis-cluster',
         );
         return;
       case 'failed':
@@ -206,6 +209,18 @@ class ContenderProcess implements RoundRunner {
         if (this.pending?.type === message.type) this.settle(message, undefined);
         else this.settle(undefined, new Error(`sent '${message.type}' unasked`));
     }
+  }
+
+  /** Sends the worker what it asked for once it is there, or the error that kept it away. */
+  private answerWith<T>(
+    asked: Promise<T>,
+    answer: (value: T) => ToWorker,
+    type: 'redis-url' | 'redis-cluster',
+  ): void {
+    asked.then(
+      (value) => this.child?.send(answer(value)),
+      (error: unknown) => this.child?.send({ type, error: String(error) } as ToWorker),
+    );
   }
 
   private settle(message: FromWorker | undefined, error: Error | undefined): void {

@@ -33,6 +33,11 @@ export function measureOptions(quick: boolean): MeasureOptions {
   return quick ? { warmupMs: 20, rounds: 3, roundMs: 20 } : { warmupMs: 300, rounds: 9, roundMs: 150 };
 }
 
+/** For passes of a network round trip or more (the client suites): longer rounds. */
+export function roundTripMeasureOptions(quick: boolean): MeasureOptions {
+  return quick ? { warmupMs: 20, rounds: 3, roundMs: 20 } : { warmupMs: 500, rounds: 9, roundMs: 250 };
+}
+
 /**
  * The order of the timed runs: every contender once per round, the starting contender rotating
  * so none always runs right after a collection of another's garbage. Round-robin rather than one

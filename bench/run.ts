@@ -6,6 +6,9 @@
 // suites have each contender timed in a worker process of its own (bench/isolation.ts); this
 // process only plans, collects and reports, and never loads a peer.
 //
+// Suites that ask for a Redis Cluster (`BenchContext.redisCluster()`) get a local one of three
+// primaries and three replicas, started on the first call and stopped when the run ends.
+//
 // Environment: REDIS_URL uses that server instead of starting one; BENCH_WORKER_NODE_ARGS passes
 // node flags to the workers, e.g. `--cpu-prof --cpu-prof-dir=prof` for one profile per contender.
 //
@@ -17,7 +20,13 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { runIsolatedSuite, type WorkerLauncher } from './isolation.js';
 import { describeRun, formatTables, writeReport } from './report.js';
-import { type BenchContext, type BenchResult, type BenchSuite, isIsolatedSuite } from './suite.js';
+import {
+  type BenchCluster,
+  type BenchContext,
+  type BenchResult,
+  type BenchSuite,
+  isIsolatedSuite,
+} from './suite.js';
 
 export interface RunOptions {
   /** Suite names from `--only a,b`; `undefined` runs every suite. */
@@ -51,6 +60,11 @@ export interface StartedServer {
   stop(): Promise<void>;
 }
 
+/** A cluster the runner started for the suites; stopped when the run ends. */
+export interface StartedCluster extends BenchCluster {
+  stop(): Promise<void>;
+}
+
 /** Everything the runner touches outside itself, replaceable in tests. */
 export interface RunEnvironment {
   stdout(text: string): void;
@@ -60,6 +74,8 @@ export interface RunEnvironment {
   loadSuites(): Promise<BenchSuite[]>;
   /** Default: the test kit's `startRedisServer` (test/kit/redis-server.ts). */
   startServer(): Promise<StartedServer>;
+  /** Default: the test kit's `startRedisCluster` (test/kit/redis-cluster.ts), 3 primaries, 3 replicas. */
+  startCluster(): Promise<StartedCluster>;
   now(): Date;
   /**
    * How isolated suites start their workers. Default: the compiled bench/worker.js beside this
@@ -150,8 +166,17 @@ export async function runBench(
   }
 
   const servers = new LazyServer(io);
+  const clusters = new Lazily(io.startCluster, io.stderr, {
+    started: (cluster) =>
+      `started a local Redis Cluster at ${cluster.nodes.map((node) => `${node.host}:${node.port}`).join(', ')}`,
+    stopped: 'stopped the local Redis Cluster',
+  });
   const context: BenchContext & RunSettings = {
     redisUrl: () => servers.url(),
+    redisCluster: async () => {
+      const { nodes } = await clusters.get();
+      return { nodes };
+    },
     quick: options.quick,
     log: (line) => io.stderr(`${line}\n`),
     blipSeconds: options.blipSeconds,
@@ -176,6 +201,7 @@ export async function runBench(
     }
   } finally {
     await servers.stop();
+    await clusters.stop();
   }
 
   const command = ['npm run bench', ...(argv.length > 0 ? ['--', ...argv] : [])].join(' ');
@@ -190,7 +216,11 @@ export async function runBench(
   return failed.length > 0 ? 1 : 0;
 }
 
-function runSuite(suite: BenchSuite, context: BenchContext, io: RunEnvironment): Promise<BenchResult[]> {
+async function runSuite(
+  suite: BenchSuite,
+  context: BenchContext,
+  io: RunEnvironment,
+): Promise<BenchResult[]> {
   if (!isIsolatedSuite(suite)) return suite.run(context);
   const module = suiteModules.get(suite);
   if (module === undefined) throw new Error(`${suite.name} was not loaded from a suite module`);
@@ -199,7 +229,8 @@ function runSuite(suite: BenchSuite, context: BenchContext, io: RunEnvironment):
       `${suite.name} times contenders in worker processes: run the compiled runner (npm run bench)`,
     );
   }
-  return runIsolatedSuite(suite, module, context, io.worker);
+  const rows = await runIsolatedSuite(suite, module, context, io.worker);
+  return suite.finish === undefined ? rows : suite.finish(rows, context);
 }
 
 function selectSuites(suites: BenchSuite[], only: string[] | undefined): BenchSuite[] {
@@ -222,29 +253,53 @@ function selectSuites(suites: BenchSuite[], only: string[] | undefined): BenchSu
  * first call (never for runs whose suites do not ask) and shared by every later suite.
  */
 class LazyServer {
-  private started: Promise<StartedServer> | undefined;
+  private readonly local: Lazily<StartedServer>;
 
-  constructor(private readonly io: RunEnvironment) {}
+  constructor(private readonly io: RunEnvironment) {
+    this.local = new Lazily(io.startServer, io.stderr, {
+      started: (server) => `started a local redis-server at ${server.url} (set REDIS_URL to use another)`,
+      stopped: 'stopped the local redis-server',
+    });
+  }
 
   async url(): Promise<string> {
     const given = this.io.env.REDIS_URL;
     if (given !== undefined && given !== '') return given;
-    this.started ??= this.io.startServer().then((server) => {
-      this.io.stderr(`started a local redis-server at ${server.url} (set REDIS_URL to use another)\n`);
-      return server;
+    return (await this.local.get()).url;
+  }
+
+  stop(): Promise<void> {
+    return this.local.stop();
+  }
+}
+
+/** Something started on the first call only, shared by every later one, and stopped at the end. */
+class Lazily<T extends { stop(): Promise<void> }> {
+  private started: Promise<T> | undefined;
+
+  constructor(
+    private readonly start: () => Promise<T>,
+    private readonly stderr: (text: string) => void,
+    private readonly say: { started(value: T): string; stopped: string },
+  ) {}
+
+  get(): Promise<T> {
+    this.started ??= this.start().then((value) => {
+      this.stderr(`${this.say.started(value)}\n`);
+      return value;
     });
-    return (await this.started).url;
+    return this.started;
   }
 
   async stop(): Promise<void> {
     const started = this.started;
     this.started = undefined;
     if (started === undefined) return;
-    // A server that failed to start has nothing to stop; its error already reached the suite.
-    const server = await started.catch(() => undefined);
-    if (server === undefined) return;
-    await server.stop();
-    this.io.stderr('stopped the local redis-server\n');
+    // What failed to start has nothing to stop; its error already reached the suite.
+    const value = await started.catch(() => undefined);
+    if (value === undefined) return;
+    await value.stop();
+    this.stderr(`${this.say.stopped}\n`);
   }
 }
 
@@ -263,6 +318,14 @@ function defaultEnvironment(): RunEnvironment {
     startServer: async () => {
       const { startRedisServer } = await import('../test/kit/redis-server.js');
       return startRedisServer();
+    },
+    startCluster: async () => {
+      const { startRedisCluster } = await import('../test/kit/redis-cluster.js');
+      const cluster = await startRedisCluster();
+      return {
+        nodes: cluster.nodes.map(({ host, port, role, slots }) => ({ host, port, role, slots })),
+        stop: () => cluster.stop(),
+      };
     },
     now: () => new Date(),
     worker:

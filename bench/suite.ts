@@ -22,10 +22,25 @@ export interface BenchResult {
 export interface BenchContext {
   /** `redis://host:port` of a server the suite may use (started by the runner when not given). */
   redisUrl(): Promise<string>;
+  /** A local Redis Cluster the suite may use, started by the runner on the first call and stopped at the end. */
+  redisCluster(): Promise<BenchCluster>;
   /** Shorter runs (`--quick`), for smoke tests of the runner itself. */
   quick: boolean;
   /** Progress output (stderr), never part of the table. */
   log(line: string): void;
+}
+
+/** A node of `redisCluster()`, as the cluster agreed when it started; plain data, sent to workers. */
+export interface BenchClusterNode {
+  host: string;
+  port: number;
+  role: 'primary' | 'replica';
+  /** The slots a primary serves, as inclusive ranges (empty for replicas). */
+  slots: readonly (readonly [number, number])[];
+}
+
+export interface BenchCluster {
+  nodes: readonly BenchClusterNode[];
 }
 
 /**
@@ -111,6 +126,11 @@ export interface IsolatedSuite {
    * output once, untimed (throwing when it is wrong), and returns what to time.
    */
   prepare(caseName: string, contender: string, context: BenchContext): Promise<PreparedContender>;
+  /**
+   * Runs in the runner's process once every case is measured, with their rows; returns the suite's
+   * rows: those, and any it derives from them (a ratio) or measures itself (a scenario).
+   */
+  finish?(rows: BenchResult[], context: BenchContext): Promise<BenchResult[]>;
 }
 
 export type BenchSuite = InProcessSuite | IsolatedSuite;

@@ -1,6 +1,6 @@
 // Messages between the runner (bench/isolation.ts) and a contender's worker process
 // (bench/worker.ts), sent over the IPC channel of `child_process.fork`.
-import type { UnitPerPass } from './suite.js';
+import type { BenchCluster, UnitPerPass } from './suite.js';
 
 /** What a worker saw of its own process: the evidence that it measured its contender alone. */
 export interface IsolationReport {
@@ -25,7 +25,10 @@ export type ToWorker =
   | { type: 'finish' }
   /** The answer to `need-redis-url`, at any time. */
   | { type: 'redis-url'; url: string }
-  | { type: 'redis-url'; error: string };
+  | { type: 'redis-url'; error: string }
+  /** The answer to `need-redis-cluster`, at any time. */
+  | { type: 'redis-cluster'; cluster: BenchCluster }
+  | { type: 'redis-cluster'; error: string };
 
 /** Worker to runner. */
 export type FromWorker =
@@ -37,7 +40,8 @@ export type FromWorker =
   | { type: 'done'; isolation: IsolationReport }
   | { type: 'failed'; error: string }
   | { type: 'log'; line: string }
-  | { type: 'need-redis-url' };
+  | { type: 'need-redis-url' }
+  | { type: 'need-redis-cluster' };
 
 /** Command-line arguments of bench/worker.ts: one contender of one suite, for all its cases. */
 export interface WorkerArguments {

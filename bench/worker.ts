@@ -22,19 +22,23 @@ async function findSuite(modulePath: string, name: string): Promise<IsolatedSuit
   throw new Error(`${modulePath} exports no isolated suite named ${name}`);
 }
 
-/** The runner's server, asked for once over IPC. */
-function redisUrlFromRunner(): () => Promise<string> {
-  let asked: Promise<string> | undefined;
+/** What the runner holds for the suites (its server, its cluster), asked for once over IPC. */
+function askRunnerOnce<T>(
+  need: 'need-redis-url' | 'need-redis-cluster',
+  answer: (message: ToWorker) => { value: T } | { error: string } | undefined,
+): () => Promise<T> {
+  let asked: Promise<T> | undefined;
   return () => {
-    asked ??= new Promise<string>((resolve, reject) => {
+    asked ??= new Promise<T>((resolve, reject) => {
       const onMessage = (message: ToWorker): void => {
-        if (message.type !== 'redis-url') return;
+        const answered = answer(message);
+        if (answered === undefined) return;
         process.off('message', onMessage);
-        if ('url' in message) resolve(message.url);
-        else reject(new Error(message.error));
+        if ('value' in answered) resolve(answered.value);
+        else reject(new Error(answered.error));
       };
       process.on('message', onMessage);
-      send({ type: 'need-redis-url' });
+      send({ type: need });
     });
     return asked;
   };
@@ -100,7 +104,14 @@ async function main(): Promise<void> {
   const args = parseWorkerArgv(process.argv.slice(2));
   const context: BenchContext = {
     quick: args.quick,
-    redisUrl: redisUrlFromRunner(),
+    redisUrl: askRunnerOnce('need-redis-url', (message) => {
+      if (message.type !== 'redis-url') return undefined;
+      return 'url' in message ? { value: message.url } : message;
+    }),
+    redisCluster: askRunnerOnce('need-redis-cluster', (message) => {
+      if (message.type !== 'redis-cluster') return undefined;
+      return 'cluster' in message ? { value: message.cluster } : message;
+    }),
     log: (line) => send({ type: 'log', line }),
   };
   const worker = new ContenderWorker(await findSuite(args.module, args.suite), args, context);

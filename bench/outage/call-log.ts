@@ -15,6 +15,9 @@ export const Outcome = {
 } as const;
 export type Outcome = (typeof Outcome)[keyof typeof Outcome];
 
+/** Call groups: in a cluster's run, calls to the proxied primary's slots, and the others. */
+export const Group = { Direct: 0, Proxied: 1 } as const;
+
 export type FailureOutcome = typeof Outcome.RejectedFast | typeof Outcome.TimedOut | typeof Outcome.Failed;
 
 /** The run's phases in the contender's `performance.now()` milliseconds. */
@@ -35,6 +38,8 @@ export class CallLog {
   readonly starts: Float64Array;
   readonly ends: Float64Array;
   readonly outcomes: Uint8Array;
+  /** A group per call, as the producers said: in a cluster's run, 1 for the proxied primary's calls. */
+  readonly groups: Uint8Array;
   /** Calls recorded (a prefix of the arrays). */
   length = 0;
   /** Calls beyond the capacity: counted, not recorded. */
@@ -52,16 +57,18 @@ export class CallLog {
     this.starts = new Float64Array(capacity);
     this.ends = new Float64Array(capacity).fill(Number.NaN);
     this.outcomes = new Uint8Array(capacity);
+    this.groups = new Uint8Array(capacity);
   }
 
   /** A call starts now; returns its index, or -1 when the log is full. */
-  start(now: number): number {
+  start(now: number, group = 0): number {
     this.counts.pending++;
     if (this.length === this.capacity) {
       this.unrecorded++;
       return -1;
     }
     this.starts[this.length] = now;
+    this.groups[this.length] = group;
     return this.length++;
   }
 

@@ -13,6 +13,8 @@ export interface ChartLine {
 export interface ChartInput {
   title: string;
   subtitle: string;
+  /** What the shaded band says, e.g. `Redis black-holed`. */
+  blipLabel: string;
   blipS: number;
   /** The offered rate, drawn as a dashed reference line. */
   offeredPerSecond: number;
@@ -63,7 +65,7 @@ export function renderOutageChart(input: ChartInput): string {
       `<rect x="${f(x(0))}" y="${panel.top}" width="${f(x(input.blipS) - x(0))}" height="${panel.bottom - panel.top}" fill="#d62728" fill-opacity="0.09"/>`,
     );
   }
-  out.push(text(x(0) + 6, TOP_PANEL.top + 14, 'Redis black-holed', 'fill="#b2182b"'));
+  out.push(text(x(0) + 6, TOP_PANEL.top + 14, input.blipLabel, 'fill="#b2182b"'));
 
   // Throughput panel: grid, axis labels, offered rate, one line per contender.
   out.push(text(LEFT, TOP_PANEL.top - 8, 'completed calls per second', 'font-weight="bold"'));

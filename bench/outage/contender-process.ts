@@ -4,10 +4,17 @@
 // loads or leaves pending affects only its own figures.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import v8 from 'node:v8';
+import { keySlot } from '../../src/cluster/key-slot.js';
 import { garbageCollector } from '../garbage-collector.js';
-import { CallLog, type Timeline } from './call-log.js';
+import { CallLog, Group, type Timeline } from './call-log.js';
 import type { OutageDriver } from './drivers/driver.js';
-import { type ContenderArguments, epochMs, type FromContender, type ToContender } from './messages.js';
+import {
+  type ContenderArguments,
+  type ContenderTarget,
+  epochMs,
+  type FromContender,
+  type ToContender,
+} from './messages.js';
 import { Producers } from './producers.js';
 import type { ContenderSpec } from './settings.js';
 import { summarizeCalls } from './summary.js';
@@ -33,15 +40,25 @@ function send(message: FromContender): Promise<void> {
   );
 }
 
-async function connect(contender: ContenderSpec, host: string, port: number): Promise<OutageDriver> {
+async function connect(contender: ContenderSpec, target: ContenderTarget): Promise<OutageDriver> {
   switch (contender.driver) {
     case 'respire':
-      return (await import('./drivers/respire.js')).connectRespire(host, port, contender.circuitBreaker);
+      return (await import('./drivers/respire.js')).connectRespire(target, contender.circuitBreaker);
     case 'ioredis':
-      return (await import('./drivers/ioredis.js')).connectIoredis(host, port);
+      return (await import('./drivers/ioredis.js')).connectIoredis(target);
     case 'node-redis':
-      return (await import('./drivers/node-redis.js')).connectNodeRedis(host, port);
+      return (await import('./drivers/node-redis.js')).connectNodeRedis(target);
   }
+}
+
+/** In a cluster's run, which keys' calls go to the proxied primary (by their slot), as call groups. */
+function keyGroups(target: ContenderTarget, base: string, keys: number): Uint8Array | undefined {
+  if (target.kind !== 'cluster') return undefined;
+  return Uint8Array.from({ length: keys }, (_, key) => {
+    const slot = keySlot(`${base}:${key}`);
+    const proxied = target.proxiedSlots.some(([from, to]) => slot >= from && slot <= to);
+    return proxied ? Group.Proxied : Group.Direct;
+  });
 }
 
 /** Untimed: one PUBLISH and one XADD must give what those commands give. */
@@ -81,7 +98,8 @@ class ContenderRun {
     const { settings } = args;
     const seconds = (settings.warmupMs + settings.blipMs + settings.afterMs) / 1000 + 5;
     this.log = new CallLog(Math.ceil(settings.callsPerSecond * seconds * 1.25) + settings.producers);
-    this.producers = new Producers(driver, this.log, { ...settings, ...names }, now);
+    const groups = keyGroups(args.target, names.channel, settings.keys);
+    this.producers = new Producers(driver, this.log, { ...settings, ...names, groups }, now);
     this.task = new UnrelatedTask(settings.taskPeriodMs, now);
     this.hasCircuit = driver.onCircuitOpen !== undefined;
     driver.onCircuitOpen?.(() => {
@@ -145,7 +163,12 @@ class ContenderRun {
         taskPacePercent: this.task.pacePercent(blipAt, stoppedAt),
         errors: this.producers.errors,
       },
-      { hasCircuit: this.hasCircuit, leadMs: CHART_LEAD_MS, bucketMs: settings.bucketMs },
+      {
+        hasCircuit: this.hasCircuit,
+        leadMs: CHART_LEAD_MS,
+        bucketMs: settings.bucketMs,
+        cluster: this.args.target.kind === 'cluster',
+      },
     );
     await send({ type: 'summary', summary });
   }
@@ -154,7 +177,7 @@ class ContenderRun {
 async function main(): Promise<void> {
   if (process.send === undefined) throw new Error('runs only as a child of bench/outage/scenario.js');
   const args = JSON.parse(process.argv[2] ?? '') as ContenderArguments;
-  const driver = await connect(args.contender, args.host, args.port);
+  const driver = await connect(args.contender, args.target);
   const tag = args.contender.name.replace(/[^a-z0-9]+/gi, '-');
   const names = { channel: `outage:${tag}`, stream: `outage:${tag}` };
   await check(driver, names.channel, names.stream);

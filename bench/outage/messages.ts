@@ -6,13 +6,30 @@
 import type { ContenderSpec, OutageSettings } from './settings.js';
 import type { ContenderSummary } from './summary.js';
 
+export interface Endpoint {
+  host: string;
+  port: number;
+}
+
+/** Where a contender connects: through the fault proxy, to Redis or to one primary of a cluster. */
+export type ContenderTarget =
+  /** The fault proxy in front of Redis. */
+  | ({ kind: 'standalone' } & Endpoint)
+  | {
+      kind: 'cluster';
+      /** Nodes to read the topology from: never the proxied one. */
+      seeds: Endpoint[];
+      /** The proxied primary's address, and the proxy's: what every client's address map says. */
+      proxied: { from: Endpoint; to: Endpoint };
+      /** The slots the proxied primary serves, inclusive ranges: its calls are the sick ones. */
+      proxiedSlots: (readonly [number, number])[];
+    };
+
 /** What the runner gives a contender's process, as its one command-line argument (JSON). */
 export interface ContenderArguments {
   contender: ContenderSpec;
   settings: OutageSettings;
-  /** The fault proxy in front of Redis. */
-  host: string;
-  port: number;
+  target: ContenderTarget;
 }
 
 /** Runner to contender, in this order. */

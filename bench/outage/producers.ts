@@ -15,9 +15,12 @@ const PADDING = 'x'.repeat(72);
 export interface ProducerOptions {
   producers: number;
   callsPerSecond: number;
-  /** Channel and stream the calls go to. */
+  /** Channel and stream the calls go to: with `keys` > 1, with `:0` … `:keys-1` appended. */
   channel: string;
   stream: string;
+  keys: number;
+  /** The call log's group of each key's calls (default: all 0). */
+  groups?: Uint8Array;
 }
 
 export class Producers {
@@ -30,6 +33,8 @@ export class Producers {
   private onSettled: (() => void) | undefined;
   /** Error names and how often they were seen. */
   readonly errors: Record<string, number> = {};
+  private readonly channels: string[];
+  private readonly streams: string[];
 
   constructor(
     private readonly driver: OutageDriver,
@@ -38,6 +43,10 @@ export class Producers {
     private readonly now: () => number,
   ) {
     this.idle = Array.from({ length: options.producers }, (_, index) => index);
+    const names = (base: string) =>
+      options.keys === 1 ? [base] : Array.from({ length: options.keys }, (_, key) => `${base}:${key}`);
+    this.channels = names(options.channel);
+    this.streams = names(options.stream);
   }
 
   start(): void {
@@ -80,14 +89,16 @@ export class Producers {
   };
 
   private call(producer: number, sequence: number): void {
-    const index = this.log.start(this.now());
+    // A PUBLISH and the XADD after it share a key, and so a slot.
+    const key = (sequence >>> 1) % this.options.keys;
+    const index = this.log.start(this.now(), this.options.groups?.[key] ?? 0);
     const event = `{"seq":${sequence},"producer":${producer},"data":"${PADDING}"}`;
     let promise: Promise<unknown>;
     try {
       promise =
         sequence % 2 === 0
-          ? this.driver.publish(this.options.channel, event)
-          : this.driver.xadd(this.options.stream, event);
+          ? this.driver.publish(this.channels[key]!, event)
+          : this.driver.xadd(this.streams[key]!, event);
     } catch (error) {
       promise = Promise.reject(error);
     }

@@ -11,6 +11,8 @@ export interface ProgressStream {
 
 /** Where the run is, for the line. */
 export interface ProgressState {
+  /** The scenario's name; default `outage`. */
+  scenario?: string | undefined;
   /** 1-based index of the contender, and how many run. */
   index: number;
   total: number;
@@ -61,7 +63,7 @@ export class ProgressLine {
 }
 
 export function describeProgress(state: ProgressState): string {
-  const parts = [`outage ${state.index}/${state.total} ${state.contender}`];
+  const parts = [`${state.scenario ?? 'outage'} ${state.index}/${state.total} ${state.contender}`];
   const elapsed = (state.phaseElapsedMs / 1000).toFixed(1);
   parts.push(
     state.phaseMs > 0 ? `${state.phase} ${elapsed}/${(state.phaseMs / 1000).toFixed(1)} s` : state.phase,

@@ -9,7 +9,7 @@ import type { ContenderSummary } from './summary.js';
 
 export const SUITE = 'outage';
 
-interface Metric {
+export interface Metric {
   case: string;
   unit: string;
   /** Undefined when the metric does not apply to the contender (no circuit). */
@@ -52,16 +52,26 @@ export const METRICS: readonly Metric[] = [
   },
 ];
 
+/** How a scenario's figures become rows: the outage suite's by default. */
+export interface RowsOf {
+  suite: string;
+  metrics: readonly Metric[];
+  /** Prepended to every case. */
+  casePrefix: string;
+}
+
+const OUTAGE_ROWS: RowsOf = { suite: SUITE, metrics: METRICS, casePrefix: '' };
+
 /** Rows of every metric that applies, contender by contender within a metric. */
-export function outageRows(report: OutageReport): BenchResult[] {
+export function outageRows(report: OutageReport, rowsOf: RowsOf = OUTAGE_ROWS): BenchResult[] {
   const rows: BenchResult[] = [];
-  for (const metric of METRICS) {
+  for (const metric of rowsOf.metrics) {
     for (const summary of report.summaries) {
       const value = metric.value(summary);
       if (value === undefined) continue;
       rows.push({
-        suite: SUITE,
-        case: metric.case,
+        suite: rowsOf.suite,
+        case: rowsOf.casePrefix + metric.case,
         client: summary.contender,
         value: round(value),
         unit: metric.unit,
@@ -77,10 +87,10 @@ function round(value: number): number {
 }
 
 /** The terminal's table: a row per metric, a column per contender. */
-export function formatOutageTable(report: OutageReport): string {
+export function formatOutageTable(report: OutageReport, metrics: readonly Metric[] = METRICS): string {
   const header = ['', ...report.summaries.map((summary) => summary.contender)];
   const lines = [header];
-  for (const metric of METRICS) {
+  for (const metric of metrics) {
     const cells = report.summaries.map((summary) => {
       const value = metric.value(summary);
       if (value === undefined) return '–';
@@ -112,7 +122,7 @@ function describeErrors(errors: Record<string, number>): string {
   return entries.map(([name, count]) => `${name} ${count.toLocaleString('en-US')}`).join(', ');
 }
 
-function formatFigure(value: number): string {
+export function formatFigure(value: number): string {
   const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 1 ? 1 : 3;
   return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
 }
@@ -162,21 +172,26 @@ export function checkTargets(summary: ContenderSummary): TargetCheck[] {
   ];
 }
 
-export function formatTargets(summary: ContenderSummary): string {
+export function formatTargets(summary: ContenderSummary, extra: readonly TargetCheck[] = []): string {
   return [
     `targets for ${summary.contender}:`,
-    ...checkTargets(summary).map(
+    ...[...checkTargets(summary), ...extra].map(
       (check) => `  ${check.met ? 'met   ' : 'MISSED'} ${check.target}: ${check.measured}`,
     ),
   ].join('\n');
 }
 
 /** What the chart shows: every contender's series, the blip, and where a circuit opened. */
-export function outageChartInput(report: OutageReport): ChartInput {
+export function outageChartInput(
+  report: OutageReport,
+  words: { title?: string; blipLabel?: string } = {},
+): ChartInput {
   const { settings } = report;
   return {
-    title: `A ${seconds(settings.blipMs)} Redis blip under load: what each client's callers saw`,
+    title:
+      words.title ?? `A ${seconds(settings.blipMs)} Redis blip under load: what each client's callers saw`,
     subtitle: describeSettings(settings),
+    blipLabel: words.blipLabel ?? 'Redis black-holed',
     blipS: settings.blipMs / 1000,
     offeredPerSecond: settings.callsPerSecond,
     lines: report.summaries.map((summary) => ({

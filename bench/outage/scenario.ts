@@ -9,6 +9,7 @@ import { startFaultProxy } from '../../test/kit/fault-proxy.js';
 import {
   type CallCounts,
   type ContenderArguments,
+  type Endpoint,
   epochMs,
   type FromContender,
   type ToContender,
@@ -29,7 +30,18 @@ export interface ScenarioIo {
   /** Compiled contender-process.js (the default sits beside this module). */
   script?: string;
   progress: ProgressLine;
+  /** The progress line's name for the scenario; default `outage`. */
+  name?: string;
 }
+
+/**
+ * What the fault proxy black-holes: Redis itself, or one primary of a cluster whose other nodes
+ * the contenders reach directly (they read the topology from `seeds`, and their address maps send
+ * the primary's calls through the proxy).
+ */
+export type ScenarioTarget =
+  | { kind: 'standalone'; host: string; port: number }
+  | { kind: 'cluster'; seeds: Endpoint[]; primary: Endpoint; slots: (readonly [number, number])[] };
 
 /** The compiled contender script beside this module; none when this module runs from source. */
 export function contenderScript(): string | undefined {
@@ -37,10 +49,10 @@ export function contenderScript(): string | undefined {
   return import.meta.url.endsWith('.js') ? fileURLToPath(url) : undefined;
 }
 
-/** Runs every contender of `settings`, one after another, against Redis at `target`. */
+/** Runs every contender of `settings`, one after another, against `target`. */
 export async function runOutageScenario(
   settings: OutageSettings,
-  target: { host: string; port: number },
+  target: ScenarioTarget,
   io: ScenarioIo,
 ): Promise<OutageReport> {
   const script = io.script ?? contenderScript();
@@ -52,9 +64,10 @@ export async function runOutageScenario(
   const summaries: ContenderSummary[] = [];
   try {
     for (const [index, contender] of settings.contenders.entries()) {
-      const show = (state: Omit<ProgressState, 'index' | 'total' | 'contender'>) =>
+      const show = (state: Omit<ProgressState, 'scenario' | 'index' | 'total' | 'contender'>) =>
         io.progress.show({
           ...state,
+          scenario: io.name,
           index: index + 1,
           total: settings.contenders.length,
           contender: contender.name,
@@ -70,12 +83,26 @@ export async function runOutageScenario(
 async function runContender(
   contender: ContenderSpec,
   settings: OutageSettings,
-  target: { host: string; port: number },
+  target: ScenarioTarget,
   script: string,
-  show: (state: Omit<ProgressState, 'index' | 'total' | 'contender'>) => void,
+  show: (state: Omit<ProgressState, 'scenario' | 'index' | 'total' | 'contender'>) => void,
 ): Promise<ContenderSummary> {
-  const proxy = await startFaultProxy({ target });
-  const args: ContenderArguments = { contender, settings, host: proxy.host, port: proxy.port };
+  const proxied = target.kind === 'standalone' ? target : target.primary;
+  const proxy = await startFaultProxy({ target: { host: proxied.host, port: proxied.port } });
+  const through = { host: proxy.host, port: proxy.port };
+  const args: ContenderArguments = {
+    contender,
+    settings,
+    target:
+      target.kind === 'standalone'
+        ? { kind: 'standalone', ...through }
+        : {
+            kind: 'cluster',
+            seeds: target.seeds,
+            proxied: { from: { host: proxied.host, port: proxied.port }, to: through },
+            proxiedSlots: target.slots,
+          },
+  };
   let phase: ProgressState['phase'] = 'connecting';
   let phaseStart = epochMs();
   let phaseMs = 0;

@@ -1,7 +1,10 @@
 // The outage scenario's knobs (issue 6, "The scenario"): workload, phase lengths, the breaker's
 // scaled windows and the contenders, with the defaults `npm run bench` uses and the shorter ones
 // of `--quick`.
+import path from 'node:path';
 import type { RespireCircuitBreakerOptions } from '../../src/breaker/options.js';
+import type { RunSettings } from '../run.js';
+import type { BenchContext } from '../suite.js';
 
 /** Which client a contender's process loads (bench/outage/drivers/). */
 export type DriverName = 'respire' | 'ioredis' | 'node-redis';
@@ -19,6 +22,11 @@ export interface OutageSettings {
   producers: number;
   /** Calls offered per second in all, alternately PUBLISH and XADD. */
   callsPerSecond: number;
+  /**
+   * Channels and streams the calls take turns over: 1, one of each; more (a cluster's run, which
+   * publishes with SPUBLISH) spreads the calls over that many keys, and so over every slot.
+   */
+  keys: number;
   /** Traffic before the blip: the clients warm up and the baseline rate is measured. */
   warmupMs: number;
   /** How long the proxy black-holes Redis. */
@@ -67,6 +75,7 @@ export function outageSettings(
   return {
     producers: quick ? 16 : 64,
     callsPerSecond: quick ? 2_000 : 5_000,
+    keys: 1,
     warmupMs: quick ? 1_000 : 5_000,
     blipMs: Math.round(blipSeconds * 1000),
     afterMs: quick ? 1_000 : 5_000,
@@ -81,7 +90,7 @@ export function describeSettings(settings: OutageSettings): string {
   const breaker = SCALED_BREAKER;
   return (
     `${settings.producers} producers, ${settings.callsPerSecond.toLocaleString('en-US')} calls/s ` +
-    `(PUBLISH and XADD), blip ${seconds(settings.blipMs)} after ${seconds(settings.warmupMs)} of warm-up; ` +
+    `(${settings.keys === 1 ? 'PUBLISH and XADD' : `SPUBLISH and XADD over ${settings.keys.toLocaleString('en-US')} keys`}), blip ${seconds(settings.blipMs)} after ${seconds(settings.warmupMs)} of warm-up; ` +
     `breaker: seed defaults with openDuration ${breaker.openDuration} ms, ` +
     `samplingWindow ${breaker.samplingWindow} ms`
   );
@@ -90,4 +99,13 @@ export function describeSettings(settings: OutageSettings): string {
 /** `ms` as seconds for a reader: `2 s`, `0.25 s`. */
 export function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(2))} s`;
+}
+
+/** The runner's `--blip` and results directory, when it passes them (bench/run.ts RunSettings). */
+export function runSettings(context: BenchContext): { blipSeconds: number | undefined; resultsDir: string } {
+  const given = context as BenchContext & Partial<RunSettings>;
+  return {
+    blipSeconds: given.blipSeconds,
+    resultsDir: given.resultsDir ?? path.join(process.cwd(), 'bench', 'results'),
+  };
 }

@@ -1,7 +1,7 @@
 // What one contender's run amounts to, computed from its call log once the run stopped: caller
 // latency during the blip, outcome counts, the baseline rate and the time from heal back to it.
 // Pure functions of the log and the timeline, so they are tested on hand-made logs.
-import { type CallLog, Outcome, type Timeline } from './call-log.js';
+import { type CallLog, Group, Outcome, type Timeline } from './call-log.js';
 import type { CallCounts } from './messages.js';
 import { type ChartSeries, chartSeries, percentile } from './series.js';
 
@@ -31,6 +31,8 @@ export interface ContenderSummary extends ProcessFigures {
   blipLatencyMs: LatencyStats;
   /** Null for a client without a circuit breaker. */
   circuit: CircuitFigures | null;
+  /** In a cluster's run: the calls of the proxied primary and of the others, apart. */
+  cluster?: ClusterFigures;
   /** Completed calls per second over the second half of the warm-up. */
   baselineCallsPerSecond: number;
   /** From the heal to the start of the first window of `FULL_WINDOW_MS` at ≥ 90% of the baseline. */
@@ -49,6 +51,19 @@ export interface CircuitFigures {
   p99AfterOpenMs: number;
 }
 
+export interface ClusterFigures {
+  /**
+   * Completed calls per second of the other primaries' keys over the second half of the blip, in
+   * percent of their baseline: whether the healthy two thirds kept their rate.
+   */
+  directRatePercent: number;
+  /**
+   * p99 latency of the proxied primary's calls started from the circuit opening to the heal: how
+   * fast its callers were turned away. Undefined without a circuit, or when it did not open.
+   */
+  proxiedP99AfterOpenMs: number | undefined;
+}
+
 /** The window a recovered rate is judged over. */
 export const FULL_WINDOW_MS = 250;
 /** Fraction of the baseline rate that counts as full throughput. */
@@ -59,7 +74,7 @@ export function summarizeCalls(
   log: CallLog,
   timeline: Timeline,
   figures: ProcessFigures,
-  options: { hasCircuit: boolean; leadMs: number; bucketMs: number },
+  options: { hasCircuit: boolean; leadMs: number; bucketMs: number; cluster?: boolean },
 ): ContenderSummary {
   // The log is sized for every call the schedule can offer; a call left out would skew every figure.
   if (log.unrecorded > 0) throw new Error(`${log.unrecorded} calls did not fit in the call log`);
@@ -87,18 +102,45 @@ export function summarizeCalls(
     recovered: recovery.recovered,
     ...figures,
     series: chartSeries(log, timeline, options.leadMs, options.bucketMs),
+    ...(options.cluster === true ? { cluster: clusterFigures(log, timeline, baselineFrom, opened) } : {}),
+  };
+}
+
+function clusterFigures(
+  log: CallLog,
+  timeline: Timeline,
+  baselineFrom: number,
+  opened: boolean,
+): ClusterFigures {
+  const { blipAt, healAt, circuitOpenedAt, settledAt } = timeline;
+  const rate = (from: number, to: number) =>
+    completedBetween(log, from, to, Group.Direct) / ((to - from) / 1000);
+  const secondHalf = blipAt + (healAt - blipAt) / 2;
+  const baseline = rate(baselineFrom, blipAt);
+  return {
+    directRatePercent: baseline > 0 ? (rate(secondHalf, healAt) * 100) / baseline : 0,
+    proxiedP99AfterOpenMs: opened
+      ? latencyStats(log, circuitOpenedAt!, healAt, settledAt, Group.Proxied).p99
+      : undefined,
   };
 }
 
 /**
- * Latency of the calls started in [from, to): settled ones by their settlement, pending ones by
- * their age at `settledAt` (a lower bound of what their caller waits). All zero when none started.
+ * Latency of the calls started in [from, to) (of one group, when given): settled ones by their
+ * settlement, pending ones by their age at `settledAt` (a lower bound of what their caller
+ * waits). All zero when none started.
  */
-export function latencyStats(log: CallLog, from: number, to: number, settledAt: number): LatencyStats {
+export function latencyStats(
+  log: CallLog,
+  from: number,
+  to: number,
+  settledAt: number,
+  group?: number,
+): LatencyStats {
   const latencies: number[] = [];
   for (let i = 0; i < log.length; i++) {
     const start = log.starts[i]!;
-    if (start < from || start >= to) continue;
+    if (start < from || start >= to || (group !== undefined && log.groups[i] !== group)) continue;
     const end = log.outcomes[i] === Outcome.Pending ? settledAt : log.ends[i]!;
     latencies.push(end - start);
   }
@@ -112,10 +154,10 @@ export function latencyStats(log: CallLog, from: number, to: number, settledAt: 
   };
 }
 
-function completedBetween(log: CallLog, from: number, to: number): number {
+function completedBetween(log: CallLog, from: number, to: number, group?: number): number {
   let completed = 0;
   for (let i = 0; i < log.length; i++) {
-    if (log.outcomes[i] !== Outcome.Completed) continue;
+    if (log.outcomes[i] !== Outcome.Completed || (group !== undefined && log.groups[i] !== group)) continue;
     const end = log.ends[i]!;
     if (end >= from && end < to) completed++;
   }

@@ -3,15 +3,15 @@
 // `redis-benchmark -c 1 -P 16` on the same server as the ceiling of the pipelined cases, and
 // `-P 100` as the ceiling of one pipeline of 100 at a time.
 import { RawConnection } from '../../test/kit/raw-connection.js';
+import { checkedPasses } from '../clients/checked-passes.js';
 import type { ClientDriver, ConnectDriver } from '../clients/driver.js';
 import { findRedisBenchmark, redisBenchmarkRounds } from '../clients/redis-benchmark.js';
 import { flatString, flatten } from '../flat-strings.js';
-import { asyncPasses } from '../measure.js';
+import { roundTripMeasureOptions } from '../measure.js';
 import {
   type BenchContext,
   type CasePlan,
   type IsolatedSuite,
-  type MeasureOptions,
   type PreparedContender,
   redisEndpoint,
 } from '../suite.js';
@@ -124,11 +124,6 @@ const CASES: readonly ClientCase[] = [
   },
 ];
 
-/** Longer rounds than the RESP suites: a pass is a network round trip or more. */
-function clientMeasureOptions(quick: boolean): MeasureOptions {
-  return quick ? { warmupMs: 20, rounds: 3, roundMs: 20 } : { warmupMs: 500, rounds: 9, roundMs: 250 };
-}
-
 export const clientSuite: IsolatedSuite = {
   name: 'client',
   plan(context): CasePlan[] {
@@ -137,7 +132,7 @@ export const clientSuite: IsolatedSuite = {
     return CASES.map((clientCase) => ({
       name: clientCase.name,
       contenders: clientCase.contenders.filter((contender) => ceiling || !(contender in CEILING_DEPTH)),
-      measure: clientMeasureOptions(context.quick),
+      measure: roundTripMeasureOptions(context.quick),
     }));
   },
   async prepare(caseName, contender, context) {
@@ -166,51 +161,18 @@ async function prepareClient(
   contender: string,
   driver: ClientDriver,
 ): Promise<PreparedContender> {
-  const { batch, valueBytes } = clientCase;
   const keys = caseKeys(clientCase);
-  const value = flatString(valueBytes, 'v');
+  const value = flatString(clientCase.valueBytes, 'v');
   await Promise.all(keys.map((key) => driver.set(key, value)));
-  const expected = clientCase.command === 'SET' ? 'OK' : value;
-  const pass = passFor(clientCase, driver, keys, value);
-
-  // Untimed: every reply of one pass must be exactly what the command gives back (as a string, or
-  // as the bytes of one for `returnBuffers`).
-  const checked = await pass();
-  const wrong = checked.findIndex(
-    (reply) => (Buffer.isBuffer(reply) ? reply.toString('latin1') : reply) !== expected,
-  );
-  if (checked.length !== batch || wrong !== -1) {
-    throw new Error(
-      `${contender} answered ${clientCase.name} with ${checked.length} replies, reply ${wrong} being ${describe(checked[wrong])}`,
-    );
-  }
-
-  // Timed: replies are counted by a check that costs nothing next to the round trip. The values
-  // are ASCII, so a Buffer's length is the string's.
-  let good = 0;
-  const expectedLength = expected.length;
-  const keep = clientCase.keepReplies === true;
-  let kept: unknown[] = [];
-  return {
-    runFor: asyncPasses(async () => {
-      const replies = await pass();
-      if (keep) kept = replies;
-      for (let i = 0; i < replies.length; i++) {
-        const reply = replies[i];
-        if ((typeof reply === 'string' || Buffer.isBuffer(reply)) && reply.length === expectedLength) good++;
-      }
-    }),
-    units: [{ unit: 'ops/s', perPass: batch }],
-    cpuPerPass: { unit: 'CPU µs/op', perPass: batch },
-    check(passes) {
-      if (keep && kept.length !== batch) throw new Error(`${contender} kept ${kept.length} replies`);
-      // The untimed pass above is not among `passes`.
-      if (good !== passes * batch) {
-        throw new Error(`${contender} gave ${good} right replies in ${passes} passes of ${batch}`);
-      }
-    },
+  return checkedPasses({
+    contender,
+    caseName: clientCase.name,
+    calls: clientCase.batch,
+    expected: clientCase.command === 'SET' ? 'OK' : value,
+    pass: passFor(clientCase, driver, keys, value),
+    keepReplies: clientCase.keepReplies,
     close: () => driver.close(),
-  };
+  });
 }
 
 function passFor(
@@ -239,13 +201,6 @@ function passFor(
     for (let i = 0; i < batch; i++) promises[i] = driver.get(keys[i]!);
     return Promise.all(promises);
   };
-}
-
-function describe(reply: unknown): string {
-  if (Buffer.isBuffer(reply)) return `a Buffer of ${reply.length}`;
-  if (typeof reply === 'string')
-    return reply.length > 40 ? `a string of ${reply.length}` : JSON.stringify(reply);
-  return String(reply);
 }
 
 /** redis-benchmark's key when run without -r; its SET test writes it, its GET test reads it. */

@@ -9,6 +9,7 @@ describe('the breaker suite', () => {
       quick: true,
       log: () => {},
       redisUrl: () => Promise.reject(new Error('the breaker suite needs no server')),
+      redisCluster: () => Promise.reject(new Error('the breaker suite needs no cluster')),
     });
     expect(rows.every((row) => row.suite === 'breaker' && Number.isFinite(row.value) && row.value >= 0)).toBe(
       true,

@@ -11,6 +11,7 @@ function series(throughput: number[], p99WaitMs: (number | null)[]): ChartSeries
 const INPUT: ChartInput = {
   title: 'A 2 s blip',
   subtitle: 'producers & <calls>',
+  blipLabel: 'Redis black-holed',
   blipS: 2,
   offeredPerSecond: 5_000,
   lines: [

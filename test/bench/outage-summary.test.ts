@@ -1,8 +1,10 @@
 // The outage scenario's arithmetic on hand-made call logs: outcome counts, blip latency with
 // pending calls at their age, the baseline and the time from heal back to it, and the chart's
-// buckets, where a stuck caller climbs through every bucket it waits in.
+// buckets, where a stuck caller climbs through every bucket it waits in; in a cluster's run, the
+// figures of the healthy primaries and of the black-holed one.
 import { describe, expect, it } from 'vitest';
-import { CallLog, Outcome, type Timeline } from '../../bench/outage/call-log.js';
+import { CallLog, Group, Outcome, type Timeline } from '../../bench/outage/call-log.js';
+import { CLUSTER_METRICS, clusterTargets } from '../../bench/outage/cluster-blip.js';
 import { chartSeries, percentile } from '../../bench/outage/series.js';
 import { healToFull, latencyStats, summarizeCalls } from '../../bench/outage/summary.js';
 
@@ -166,5 +168,55 @@ describe('chartSeries', () => {
     const series = chartSeries(log, TIMELINE, 0, 250);
     expect(series.p99WaitMs.slice(0, 4)).toEqual([1, null, 150, 400]);
     expect(series.throughput.every((rate) => rate === 0)).toBe(true);
+  });
+});
+
+/** Calls of `group` starting every `everyMs` in [from, to), each settling `tookMs` later as `outcome`. */
+function calls(
+  log: CallLog,
+  group: number,
+  from: number,
+  to: number,
+  everyMs: number,
+  tookMs: number,
+  outcome: Exclude<Outcome, typeof Outcome.Pending> = Outcome.Completed,
+): void {
+  for (let start = from; start < to; start += everyMs)
+    log.settle(log.start(start, group), outcome, start + tookMs);
+}
+
+describe('the cluster figures of a contender', () => {
+  it('are the other primaries’ rate in the blip’s second half against their baseline, and the black-holed one’s p99 once its circuit opened', () => {
+    const log = new CallLog(10_000);
+    calls(log, Group.Direct, 0, 1_000, 2, 1); // baseline: 500/s
+    calls(log, Group.Direct, 1_000, 1_500, 10, 1); // 100/s while callers are stuck
+    calls(log, Group.Direct, 1_500, 2_000, 2.5, 1); // 400/s: 80% of the baseline
+    calls(log, Group.Proxied, 0, 1_000, 4, 1);
+    calls(log, Group.Proxied, 1_000, 1_400, 100, 400, Outcome.TimedOut); // waited, before the opening
+    calls(log, Group.Proxied, 1_400, 2_000, 1, 0.05, Outcome.RejectedFast);
+    const options = { hasCircuit: true, leadMs: 500, bucketMs: 250, cluster: true };
+    const opened = { ...TIMELINE, circuitOpenedAt: 1_400 };
+    const summary = summarizeCalls('respire + breaker', log, opened, FIGURES, options);
+    expect(summary.cluster?.directRatePercent).toBeCloseTo(80, 5);
+    expect(summary.cluster?.proxiedP99AfterOpenMs).toBeCloseTo(0.05, 5);
+    const values = CLUSTER_METRICS.map((metric) => metric.value(summary));
+    expect(values[0]).toBeCloseTo(80, 5);
+    expect(values[1]).toBeCloseTo(0.05, 5);
+    expect(clusterTargets(summary).map((check) => check.met)).toEqual([false, true]);
+
+    const neverOpened = summarizeCalls(
+      'x',
+      log,
+      { ...TIMELINE, circuitOpenedAt: undefined },
+      FIGURES,
+      options,
+    );
+    expect(neverOpened.cluster?.proxiedP99AfterOpenMs).toBeUndefined();
+    expect(clusterTargets(neverOpened)[1]).toMatchObject({
+      measured: 'the circuit never opened',
+      met: false,
+    });
+    const standalone = summarizeCalls('y', log, opened, FIGURES, { ...options, cluster: false });
+    expect(standalone.cluster).toBeUndefined();
   });
 });

@@ -27,13 +27,14 @@ interface Captured {
   stdout: string;
   stderr: string;
   serverStarts: number;
+  clusterStarts: number;
 }
 
 function environment(overrides: Partial<RunEnvironment> = {}): {
   io: Partial<RunEnvironment>;
   captured: Captured;
 } {
-  const captured: Captured = { stdout: '', stderr: '', serverStarts: 0 };
+  const captured: Captured = { stdout: '', stderr: '', serverStarts: 0, clusterStarts: 0 };
   const io: Partial<RunEnvironment> = {
     stdout: (text) => {
       captured.stdout += text;
@@ -45,6 +46,10 @@ function environment(overrides: Partial<RunEnvironment> = {}): {
     startServer: async () => {
       captured.serverStarts++;
       throw new Error('this run must not start a server');
+    },
+    startCluster: async () => {
+      captured.clusterStarts++;
+      throw new Error('this run must not start a cluster');
     },
     now: () => new Date('2025-01-02T03:04:05.000Z'),
     ...overrides,
@@ -378,5 +383,62 @@ describe('BenchContext.redisUrl()', () => {
     await expect(RawConnection.open({ host: '127.0.0.1', port })).rejects.toMatchObject({
       code: 'ECONNREFUSED',
     });
+  });
+});
+
+describe('BenchContext.redisCluster()', () => {
+  const NODES = [
+    { host: '127.0.0.1', port: 7001, role: 'primary' as const, slots: [[0, 16383] as const] },
+    { host: '127.0.0.1', port: 7002, role: 'replica' as const, slots: [] },
+  ];
+
+  it('is never started for suites that do not ask', async () => {
+    const { io, captured } = environment({
+      loadSuites: async () => [suite('plain', () => [row('plain', 'respire', 1)])],
+    });
+    expect(await runBench(['--out', out], io)).toBe(0);
+    expect(captured.clusterStarts).toBe(0);
+  });
+
+  it('starts one cluster for every suite that asks, gives its nodes as plain data, stops it even when a suite throws', async () => {
+    const events: unknown[] = [];
+    const { io, captured } = environment({
+      startCluster: async () => {
+        events.push('start');
+        return { nodes: NODES, stop: async () => void events.push('stop') };
+      },
+      loadSuites: async () => [
+        suite('first', async (context) => {
+          events.push(await context.redisCluster(), await context.redisCluster());
+          return [row('first', 'respire', 1)];
+        }),
+        suite('second', async (context) => {
+          events.push(await context.redisCluster());
+          throw new Error('lost the cluster');
+        }),
+      ],
+    });
+    expect(await runBench(['--out', out], io)).toBe(1);
+    // Plain data (no stop()), so it crosses to a worker process as it is.
+    expect(events).toEqual(['start', { nodes: NODES }, { nodes: NODES }, { nodes: NODES }, 'stop']);
+    expect(captured.stderr).toContain('started a local Redis Cluster at 127.0.0.1:7001, 127.0.0.1:7002');
+    expect(captured.stderr).toContain('stopped the local Redis Cluster');
+    expect(captured.serverStarts).toBe(0);
+  });
+
+  it('fails only the suite that asked when the cluster cannot start', async () => {
+    const { io, captured } = environment({
+      loadSuites: async () => [
+        suite('needs-cluster', async (context) => {
+          await context.redisCluster();
+          return [row('needs-cluster', 'respire', 1)];
+        }),
+        suite('plain', () => [row('plain', 'respire', 1)]),
+      ],
+    });
+    expect(await runBench(['--out', out], io)).toBe(1);
+    expect(captured.stderr).toContain('needs-cluster failed: Error: this run must not start a cluster');
+    expect(captured.stderr).not.toContain('stopped the local Redis Cluster');
+    expect(JSON.parse(await readFile(out, 'utf8')).results).toEqual([row('plain', 'respire', 1)]);
   });
 });

@@ -15,3 +15,12 @@ export interface OutageDriver {
 
 /** Entries kept per stream (approximately): the scenario measures the client, not Redis's memory. */
 export const STREAM_MAXLEN = 1000;
+
+/** `host:port`, as ioredis's `natMap` and node-redis's `nodeAddressMap` key an address. */
+export function endpointName(endpoint: { host: string; port: number }): string {
+  return `${endpoint.host}:${endpoint.port}`;
+}
+
+export function sameEndpoint(a: { host: string; port: number }, b: { host: string; port: number }): boolean {
+  return a.host === b.host && a.port === b.port;
+}

@@ -1,0 +1,64 @@
+// The `cluster` suite's arithmetic and the pieces its blip adds to the outage scenario: the ratio
+// to the fastest peer, keys spread over a cluster with each call in its primary's group, and the
+// figures of the healthy primaries and of the black-holed one (outage-summary.test.ts).
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CallLog, Outcome } from '../../bench/outage/call-log.js';
+import type { OutageDriver } from '../../bench/outage/drivers/driver.js';
+import { Producers } from '../../bench/outage/producers.js';
+import type { BenchResult } from '../../bench/suite.js';
+import { FASTEST_PEER_UNIT, fastestPeerRatios } from '../../bench/suites/cluster.js';
+
+function rate(name: string, client: string, value: number, unit = 'ops/s'): BenchResult {
+  return { suite: 'cluster', case: name, client, value, unit };
+}
+
+describe('fastestPeerRatios', () => {
+  it('divides Respire’s rate by the fastest peer configuration’s, per case, naming that peer', () => {
+    const rows = [
+      rate('GET', 'respire', 300),
+      rate('GET', 'ioredis Cluster', 100),
+      rate('GET', 'node-redis createCluster, no command timeout', 120),
+      rate('GET', 'respire', 5, 'CPU µs/op'),
+      rate('GET', 'ioredis Cluster', 1, 'CPU µs/op'),
+      rate('MGET', 'respire', 10),
+      rate('MGET', 'ioredis Cluster auto-pipelining', 40),
+      rate('alone', 'respire', 10),
+    ];
+    expect(fastestPeerRatios(rows)).toEqual([
+      rate('GET', 'respire / node-redis createCluster, no command timeout', 2.5, FASTEST_PEER_UNIT),
+      rate('MGET', 'respire / ioredis Cluster auto-pipelining', 0.25, FASTEST_PEER_UNIT),
+    ]);
+  });
+});
+
+describe('Producers over a cluster’s keys', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('spreads the calls over the keys, a PUBLISH and its XADD on one key, each logged in its key’s group', async () => {
+    const calls: string[] = [];
+    const driver: OutageDriver = {
+      publish: async (channel) => void calls.push(`publish ${channel}`),
+      xadd: async (stream) => void calls.push(`xadd ${stream}`),
+      classify: () => Outcome.Failed,
+    };
+    const log = new CallLog(100);
+    const options = { producers: 16, callsPerSecond: 1_000, channel: 'c', stream: 's', keys: 3 };
+    const producers = new Producers(driver, log, { ...options, groups: Uint8Array.of(0, 1, 0) }, () =>
+      Date.now(),
+    );
+    producers.start();
+    await vi.advanceTimersByTimeAsync(10);
+    producers.stop();
+    expect(calls).toEqual([
+      ...['publish c:0', 'xadd s:0', 'publish c:1', 'xadd s:1', 'publish c:2', 'xadd s:2'],
+      ...['publish c:0', 'xadd s:0', 'publish c:1', 'xadd s:1'],
+    ]);
+    expect([...log.groups.subarray(0, log.length)]).toEqual([0, 0, 1, 1, 0, 0, 0, 0, 1, 1]);
+    expect(log.counts.completed).toBe(10);
+  });
+});
