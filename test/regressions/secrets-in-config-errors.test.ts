@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { CircuitBreaker } from '../../src/breaker/index.js';
 import { resolveOptions } from '../../src/client/options.js';
 import { RespireClient, RespireConfigurationError, type RespireOptions } from '../../src/index.js';
+import { validateSentinelOptions } from '../../src/sentinel/options.js';
 
 const SECRET = 'hunter2-S3cr3t';
 /** A password given as a number by mistake: the digits are the secret. */
@@ -39,8 +40,12 @@ const CASES: [label: string, options: unknown][] = [
   ['a username without password', { endpoints: ['127.0.0.1:6379'], username: SECRET }],
   ['a url option', { endpoints: ['127.0.0.1:6379'], url: `redis://app:${SECRET}@127.0.0.1:6379` }],
   [
-    'sentinel credentials',
-    { sentinel: { serviceName: 'main', endpoints: ['127.0.0.1:26379'], password: SECRET } },
+    'sentinel credentials with a bad endpoint',
+    { sentinel: { serviceName: 'main', endpoints: ['127.0.0.1:x'], password: SECRET } },
+  ],
+  [
+    'a non-string sentinel password',
+    { sentinel: { serviceName: 'main', endpoints: ['127.0.0.1:26379'], password: [SECRET] } },
   ],
   [
     'sentinel URL endpoints',
@@ -118,7 +123,9 @@ describe('configuration errors never echo credentials', () => {
   it.each(CASES)('%s', (_label, options) => {
     let thrown: unknown;
     try {
-      resolveOptions(options as RespireOptions);
+      // What connect() does before any socket opens: the options, then the mode's own (Sentinel).
+      const resolved = resolveOptions(options as RespireOptions);
+      if (resolved.mode === 'sentinel') validateSentinelOptions(resolved.sentinel);
     } catch (error) {
       thrown = error;
     }

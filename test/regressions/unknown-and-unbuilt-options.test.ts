@@ -58,7 +58,6 @@ describe('unknown option names', () => {
 
 describe('options of features not built yet', () => {
   const unbuilt: [options: unknown, option: string][] = [
-    [{ sentinel: { serviceName: 'main', endpoints: ['127.0.0.1:26379'] } }, 'sentinel'],
     [{ ...BASE, clientSideCache: { maxEntries: 100 } }, 'clientSideCache'],
     [{ ...BASE, replicaEndpoints: ['127.0.0.1:6380'] }, 'replicaEndpoints'],
     [{ url: 'redis://127.0.0.1:6379' }, 'url'],
