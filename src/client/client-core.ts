@@ -26,6 +26,7 @@ import type { PubSubErrorListener, PubSubListener, SubscriptionKind } from './pu
 import { isReadOnlyCommand } from './read-only-commands.js';
 import { refusedCommand } from './refused-commands.js';
 import type { Router } from './router.js';
+import type { TransactionPlace } from './transaction-run.js';
 import type { WatchSession } from './watch-session.js';
 
 /** Makes the nodes a router needs, sharing the client's telemetry and circuit registry. */
@@ -185,7 +186,7 @@ export class ClientCore extends Commander {
     return new Transaction({
       route: (entries) => {
         const node = this.router.transactionNode(entries);
-        return node instanceof Error ? node : { target: node.transactionTarget, tracker: node.transactions };
+        return node instanceof Error ? node : this.transactionPlace(node);
       },
       commandTimeout: this.options.commandTimeout,
       clock: this.options.clock,
@@ -229,6 +230,22 @@ export class ClientCore extends Commander {
   /** Opens what `connect()` waits for (the router's first connections). */
   protected start(): Promise<void> {
     return this.router.start();
+  }
+
+  /** A node's pipeline for a transaction, and where it goes after a MOVED or ASK (Cluster). */
+  private transactionPlace(node: EndpointNode): TransactionPlace {
+    const router = this.router;
+    if (router.transactionRedirect === undefined) {
+      return { target: node.transactionTarget, tracker: node.transactions };
+    }
+    return {
+      target: node.transactionTarget,
+      tracker: node.transactions,
+      redirect: (cause, hops) => {
+        const next = router.transactionRedirect!(cause, hops, node);
+        return next && { ...this.transactionPlace(next.node), asking: next.asking };
+      },
+    };
   }
 
   private subscribeTo(

@@ -23,7 +23,7 @@ import {
   RespireServerError,
   RespireTimeoutError,
 } from '../errors.js';
-import { Command, CommandFlags } from '../transport/command.js';
+import { type Command, CommandFlags } from '../transport/command.js';
 import { ClusterAttempt, type RedirectFollower } from './cluster-attempt.js';
 import { ANY_SLOT, CROSS_SLOT, commandSlot, crossSlotError, sharedSlot } from './command-slot.js';
 import { aggregateReplies } from './fan-out.js';
@@ -31,7 +31,7 @@ import { JoinedReply } from './joined-reply.js';
 import { keySlot } from './key-slot.js';
 import { withMovedSlot } from './moved-slot.js';
 import type { NodeAddress } from './node-address.js';
-import { classifyClusterError } from './redirect.js';
+import { type ClusterRedirect, classifyClusterError } from './redirect.js';
 import { splitBySlot } from './split-command.js';
 import { type ClusterNode, type ClusterTopology, UNASSIGNED } from './topology.js';
 import { TopologyRefresher } from './topology-refresher.js';
@@ -156,14 +156,9 @@ export class ClusterRouter implements Router, RedirectFollower {
     switch (redirect.kind) {
       case 'moved':
       case 'ask': {
-        if (redirect.kind === 'moved') this.refresher.requestRefresh();
-        if (redirect.target === null) {
-          this.later(hops, () => this.dispatch(origin, redirect.slot, hops));
-          return true;
-        }
-        if (redirect.kind === 'moved')
-          this.refresher.patch((topology) => withMovedSlot(topology, redirect.slot, redirect.target!));
-        this.write(origin, this.nodeAt(redirect.target), hops, redirect.kind === 'ask');
+        const target = this.redirectTarget(redirect);
+        if (target === undefined) this.later(hops, () => this.dispatch(origin, redirect.slot, hops));
+        else this.write(origin, target, hops, redirect.kind === 'ask');
         return true;
       }
       case 'clusterdown':
@@ -174,6 +169,25 @@ export class ClusterRouter implements Router, RedirectFollower {
         this.later(hops, () => this.write(origin, attempt.node, hops, false));
         return true;
     }
+  }
+
+  /**
+   * A transaction whose EXEC a MOVED or ASK aborted (PROTOCOL.md §2.3) goes whole to the target,
+   * ASKING before MULTI after an ASK; TRYAGAIN, CLUSTERDOWN and unusable targets reach the caller.
+   */
+  transactionRedirect(
+    cause: RespireServerError,
+    hops: number,
+    from: EndpointNode,
+  ): { node: EndpointNode; asking: boolean } | undefined {
+    if (this.closed || hops > this.options.cluster.maxRedirections) return undefined;
+    const redirect = classifyClusterError(cause, {
+      blankHost: this.announcedHost(from),
+      addressMap: this.options.cluster.addressMap,
+    });
+    if (redirect?.kind !== 'moved' && redirect?.kind !== 'ask') return undefined;
+    const node = this.redirectTarget(redirect);
+    return node === undefined ? undefined : { node, asking: redirect.kind === 'ask' };
   }
 
   /** RedirectFollower: a connection failure or a reply deadline on a node may mean it moved or died. */
@@ -187,6 +201,19 @@ export class ClusterRouter implements Router, RedirectFollower {
     }
   }
 
+  /**
+   * The node a MOVED or ASK names; a MOVED patches the slot at once and schedules a refresh. Undefined
+   * when the server named no usable address (the refresh then brings the owner).
+   */
+  private redirectTarget(redirect: ClusterRedirect & { kind: 'moved' | 'ask' }): EndpointNode | undefined {
+    const { target, slot } = redirect;
+    if (redirect.kind === 'moved') {
+      this.refresher.requestRefresh();
+      if (target !== null) this.refresher.patch((topology) => withMovedSlot(topology, slot, target));
+    }
+    return target === null ? undefined : this.nodeAt(target);
+  }
+
   /** Sends the origin (or a part) by its slot, as a new hop; a keyless one to any primary. */
   private dispatch(origin: Command<unknown>, slot: number, hops: number): void {
     if (origin.settled) return;
@@ -198,13 +225,8 @@ export class ClusterRouter implements Router, RedirectFollower {
   /** One attempt on `node`; with `asking`, ASKING is written right before it on the same connection. */
   private write(origin: Command<unknown>, node: EndpointNode, hops: number, asking: boolean): void {
     if (origin.settled) return;
-    const attempt = new ClusterAttempt(origin, node, hops, this);
-    if (asking) {
-      const prefix = new Command(['ASKING'], 0, undefined, undefined, origin.timeoutMs);
-      prefix.promise.catch(ignore);
-      node.main.enqueue(prefix as Command<unknown>);
-    }
-    node.send(attempt as Command<unknown>, false);
+    const attempt = new ClusterAttempt(origin, node, hops, this, asking);
+    node.send(attempt as Command<unknown>, false, attempt.asking as Command<unknown> | undefined);
   }
 
   /** Keyless: to every primary (or node) by its request-policy tip, else to one primary. */

@@ -109,11 +109,12 @@ export class EndpointNode {
    * Sends one command: blocking ones on a dedicated connection, the rest on the shared pipeline.
    * Here the `respire:command:*` channels see it (diagnostics.ts), with the endpoint it went to,
    * unless a router traced the caller's command itself (`traced` false for its attempts).
+   * `prefix` (a Cluster ASKING) is written right before it, on the same connection.
    */
-  send(command: Command<unknown>, traced = true): void {
+  send(command: Command<unknown>, traced = true, prefix?: Command<unknown>): void {
     if (traced) traceCommand(command, this.endpoint, this.settings.options.clock);
-    if ((command.flags & CommandFlags.Blocking) !== 0) this.runDedicated(command);
-    else this.main.enqueue(command);
+    if ((command.flags & CommandFlags.Blocking) !== 0) this.runDedicated(command, prefix);
+    else enqueueAfter(this.main, prefix, command);
   }
 
   /** Waits for every reply in flight, then closes every connection of the node. */
@@ -152,10 +153,10 @@ export class EndpointNode {
   }
 
   /** A blocking command borrows a connection of its own for as long as it runs. */
-  private runDedicated(command: Command<unknown>): void {
+  private runDedicated(command: Command<unknown>, prefix: Command<unknown> | undefined): void {
     this.lender.acquire().then(
       (channel) => {
-        channel.enqueue(command);
+        enqueueAfter(channel, prefix, command);
         command.promise.then(
           // A fire-and-forget command settles when written: the server is still blocked on it.
           () =>
@@ -172,4 +173,14 @@ export class EndpointNode {
       (error) => command.reject(error),
     );
   }
+}
+
+/** `prefix` and then `command` into one channel's queue, so they leave on one connection, in order. */
+function enqueueAfter(
+  channel: Channel,
+  prefix: Command<unknown> | undefined,
+  command: Command<unknown>,
+): void {
+  if (prefix !== undefined) channel.enqueue(prefix);
+  if (!command.settled) channel.enqueue(command);
 }
