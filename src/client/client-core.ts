@@ -31,8 +31,15 @@ import type { WatchSession } from './watch-session.js';
 
 /** Makes the nodes a router needs, sharing the client's telemetry and circuit registry. */
 export interface NodeFactory {
-  /** A node for `endpoint`; `setupCommands` run on each of its connections after the handshake. */
-  create(endpoint: RespireEndpoint, setupCommands?: readonly (readonly string[])[]): EndpointNode;
+  /**
+   * A node for `endpoint`; `setupCommands` run on each of its connections after the handshake;
+   * `onReconnecting` hears each loss of its shared connection and each failed reconnect.
+   */
+  create(
+    endpoint: RespireEndpoint,
+    setupCommands?: readonly (readonly string[])[],
+    onReconnecting?: () => void,
+  ): EndpointNode;
 }
 
 export class ClientCore extends Commander {
@@ -58,13 +65,14 @@ export class ClientCore extends Commander {
         ? undefined
         : circuitRegistry({ ...options, circuitBreaker: options.circuitBreaker });
     this.router = makeRouter({
-      create: (endpoint, setupCommands) => {
+      create: (endpoint, setupCommands, onReconnecting) => {
         const node = new EndpointNode({
           options: { ...options, endpoint },
           telemetry: this.telemetry,
           errorSink: this.errorSink,
           circuits,
           setupCommands,
+          onReconnecting,
         });
         for (const listener of this.pubSubErrorListeners) node.subscriber.onError(listener);
         return node;

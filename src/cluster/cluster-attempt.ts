@@ -60,6 +60,13 @@ export class ClusterAttempt extends Command<RespValue> {
     super.reply(value);
   }
 
+  /** Taken out unsent, to be sent elsewhere: it ends with no health outcome, the origin untouched. */
+  abandon(): void {
+    this.reportHealth(Health.None);
+    this.observer = undefined;
+    this.resolve(null);
+  }
+
   /** Called by FORWARD with this attempt's outcome. */
   forward(failed: boolean, outcome: unknown): void {
     const origin = this.origin;

@@ -319,21 +319,55 @@ export class ClusterRouter implements Router, RedirectFollower {
     if (node === undefined) {
       const known = this.refresher.topology?.byKey.get(address.key);
       const role = known === undefined ? 'primary' : this.topology.nodes[known]!.role;
-      node = this.factory.create(address.endpoint, role === 'replica' ? [['READONLY']] : undefined);
+      const setup = role === 'replica' ? [['READONLY']] : undefined;
+      node = this.factory.create(address.endpoint, setup, this.nodeReconnecting);
       this.nodes.set(address.key, node);
       if (!this.closed) node.startInBackground();
     }
     return node;
   }
 
-  /** A new topology: nodes it no longer lists are closed (what is in flight there may finish). */
+  /**
+   * A new topology: nodes it no longer lists are closed (what is in flight there may finish), and
+   * commands waiting for a connection to a node that no longer serves their slot move on first.
+   */
   private adopt(topology: ClusterTopology): void {
     for (const [key, node] of this.nodes) {
-      if (topology.byKey.has(key)) continue;
+      const listed = topology.byKey.has(key);
+      if (!listed || node.main.current === undefined) this.reroute(node);
+      if (listed) continue;
       this.nodes.delete(key);
       node.close().catch(ignore);
     }
   }
+
+  /**
+   * Attempts still waiting for a connection to `node` (its primary died, its slot moved) go to the
+   * node the map now names for their slot: they were never sent, so nothing is replayed, and that
+   * node admits them (seed 000 "Retries": a moved slot's new owner admits the retry). Without this
+   * they would wait for a node that will not come back until `acquireTimeout`.
+   */
+  private reroute(node: EndpointNode): void {
+    const targets = new Map<Command<unknown>, EndpointNode>();
+    const moved = node.main.takeUnwritten((command) => {
+      if (!(command instanceof ClusterAttempt) || command.asking !== undefined) return false;
+      const slot = commandSlot(command.origin.args);
+      const target = slot < 0 ? node : this.nodeForSlot(slot, command.origin);
+      if (target instanceof Error || target === node) return false;
+      targets.set(command as Command<unknown>, target);
+      return true;
+    });
+    for (const command of moved) {
+      const attempt = command as ClusterAttempt;
+      attempt.abandon();
+      this.write(attempt.origin, targets.get(command)!, attempt.hops, false);
+    }
+  }
+
+  /** A node's connection was lost or did not come back: its slots may have moved (a failover). */
+  private readonly nodeReconnecting = (): void => {
+    this.refresher.requestRefresh();
+  };
 
   /** The announced host of a node: a blank host in its MOVED or ASK stands for it. */
   private announcedHost(node: EndpointNode): string {

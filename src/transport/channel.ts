@@ -160,6 +160,23 @@ export class Channel {
   }
 
   /**
+   * Takes out the commands not yet written that `select` picks, for a router to send elsewhere (a
+   * Cluster slot that moved while its old owner was unreachable): nothing of them was sent.
+   */
+  takeUnwritten(select: (command: Command<unknown>) => boolean): Command<unknown>[] {
+    const taken: Command<unknown>[] = [];
+    for (const queue of [this.queue, this.waiters]) {
+      queue.filter((command) => {
+        if (command.state !== CommandState.Queued || !select(command)) return true;
+        taken.push(command);
+        return false;
+      });
+    }
+    this.notifyDrained();
+    return taken;
+  }
+
+  /**
    * Stops accepting commands, writes what is queued (commands that cannot be written while
    * disconnected fail unsent), waits for every reply in flight, then QUITs.
    */

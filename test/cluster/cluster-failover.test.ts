@@ -173,6 +173,35 @@ describe('a primary failover under write load', () => {
   });
 });
 
+describe('commands queued on a dead owner', () => {
+  it('move to the promoted replica once a refresh finds it, with nothing written twice', async () => {
+    // A wait for a connection longer than the test: only moving the command can settle it.
+    const redis = await open({ acquireTimeout: 120_000 });
+    const victim = cluster.primaries[0]!;
+    const key = `${tagOn(cluster, victim, 'queued').tag}:n`;
+    await redis.set(key, '10');
+    expect(await cluster.command(victim, ['WAIT', 1, 5_000])).toBe(1);
+    const promotion = cluster.killPrimary(victim);
+    try {
+      // Until the client has seen the connection go, a command may be written and fail with it;
+      // an unwritten one waits for a connection (a short abort shows it waiting).
+      await expect
+        .poll(async () => {
+          const error = await outcome(redis.get(key, { signal: AbortSignal.timeout(100) }));
+          return (error as Error).name;
+        })
+        .toBe('TimeoutError');
+      const queued = redis.incr(key);
+      const promoted = await promotion;
+      expect(await queued).toBe(11);
+      expect(await cluster.command(promoted, ['GET', key])).toBe('11');
+    } finally {
+      await promotion.catch(() => undefined);
+      await cluster.restartNode(victim);
+    }
+  });
+});
+
 // Last in the file: the replica it removes stays out of the cluster (CLUSTER RESET HARD gives it a
 // new id, which the kit does not follow), and the cluster is stopped after this test.
 describe('a node gone from the map', () => {

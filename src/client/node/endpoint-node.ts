@@ -26,6 +26,8 @@ export interface EndpointNodeSettings {
   readonly circuits: ReturnType<typeof circuitRegistry> | undefined;
   /** Commands every connection of the node runs after its handshake (READONLY on a replica). */
   readonly setupCommands?: readonly (readonly string[])[] | undefined;
+  /** Told each time the shared connection is lost or a reconnect fails (a Cluster router refreshes). */
+  readonly onReconnecting?: (() => void) | undefined;
 }
 
 export class EndpointNode {
@@ -69,7 +71,10 @@ export class EndpointNode {
         connections.connected();
       },
       onDisconnect: connections.disconnected,
-      onReconnectScheduled: connections.reconnecting,
+      onReconnectScheduled: (attempt, delay, cause) => {
+        connections.reconnecting(attempt, delay, cause);
+        settings.onReconnecting?.();
+      },
     });
     this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
     this.lender = this.dedicatedLender();
