@@ -44,6 +44,12 @@ export class ClusterRouter implements Router, RedirectFollower {
   private readonly nodes = new Map<string, EndpointNode>();
   private readonly refresher: TopologyRefresher;
   private replicaTurn = 0;
+  /**
+   * Under `readFrom` replicas, READONLY on every node's connections, primaries too (there it
+   * changes nothing): a primary that a failover demotes then serves reads as a replica at once,
+   * instead of answering them with MOVED over connections made before it was one.
+   */
+  private readonly readOnlySetup: readonly (readonly string[])[] | undefined;
   private closed = false;
 
   constructor(
@@ -51,6 +57,7 @@ export class ClusterRouter implements Router, RedirectFollower {
     private readonly factory: NodeFactory,
   ) {
     this.refresher = new TopologyRefresher(options, (topology) => this.adopt(topology));
+    this.readOnlySetup = options.readFrom === 'primary' ? undefined : [['READONLY']];
   }
 
   /** The first seed: the client's name for the cluster. */
@@ -317,10 +324,7 @@ export class ClusterRouter implements Router, RedirectFollower {
   private nodeAt(address: NodeAddress | ClusterNode): EndpointNode {
     let node = this.nodes.get(address.key);
     if (node === undefined) {
-      const known = this.refresher.topology?.byKey.get(address.key);
-      const role = known === undefined ? 'primary' : this.topology.nodes[known]!.role;
-      const setup = role === 'replica' ? [['READONLY']] : undefined;
-      node = this.factory.create(address.endpoint, setup, this.nodeReconnecting);
+      node = this.factory.create(address.endpoint, this.readOnlySetup, this.nodeReconnecting);
       this.nodes.set(address.key, node);
       if (!this.closed) node.startInBackground();
     }

@@ -8,7 +8,14 @@ import { RespireClient, RespireError, type RespireOptions } from '../../src/inde
 import { startFaultProxy } from '../kit/fault-proxy.js';
 import type { ClusterNode } from '../kit/redis-cluster.js';
 import { useRedisCluster } from '../kit/vitest-redis.js';
-import { outcome, type ProxiedCluster, proxyEveryNode, resetStats, tagOn } from './cluster-support.js';
+import {
+  commandCalls,
+  outcome,
+  type ProxiedCluster,
+  proxyEveryNode,
+  resetStats,
+  tagOn,
+} from './cluster-support.js';
 
 const cluster = useRedisCluster();
 let proxied: ProxiedCluster;
@@ -170,6 +177,29 @@ describe('a primary failover under write load', () => {
       await load.stop();
       await cluster.restartNode(victim);
     }
+  });
+});
+
+describe('a primary demoted by a failover', () => {
+  it("serves the reads of readFrom 'replica' (every node's connections send READONLY)", async () => {
+    const redis = await open({ readFrom: 'replica', cluster: { refreshInterval: 200 } });
+    const primary = cluster.primaries[1]!;
+    const key = `${tagOn(cluster, primary, 'demoted').tag}:k`;
+    await redis.set(key, 'v'); // the client's node for it, as a primary: no READONLY
+    const promoted = await cluster.failover(primary);
+    // Once a refresh has the new roles, reads of the slot go to the demoted node and it serves
+    // them; without READONLY it would answer MOVED to the new primary, which would serve them.
+    await expect
+      .poll(
+        async () => {
+          await resetStats(cluster);
+          expect(await redis.get(key)).toBe('v');
+          return (await commandCalls(cluster, primary)).get ?? 0;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(1);
+    expect((await commandCalls(cluster, promoted)).get).toBeUndefined();
   });
 });
 
