@@ -249,9 +249,9 @@ export class ClientCore extends Commander {
     return {
       target: node.transactionTarget,
       tracker: node.transactions,
-      redirect: (cause, hops) => {
-        const next = router.transactionRedirect!(cause, hops, node);
-        return next && { ...this.transactionPlace(next.node), asking: next.asking };
+      redirect: (cause, hops, asking) => {
+        const next = router.transactionRedirect!(cause, hops, node, asking);
+        return next && { ...this.transactionPlace(next.node), asking: next.asking, delayMs: next.delayMs };
       },
     };
   }

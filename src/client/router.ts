@@ -22,14 +22,16 @@ export interface Router {
   /** The node a transaction of these entries runs on, or the error that fails it with nothing sent. */
   transactionNode(entries: readonly Command<unknown>[]): EndpointNode | Error;
   /**
-   * Cluster: the node a transaction whose EXEC a MOVED or ASK aborted on `from` is resent to, after
-   * `hops` redirects in all (ASKING first for an ASK); undefined fails it (transaction-run.ts).
+   * Cluster: the node a transaction whose EXEC failed on `from` with a redirect (MOVED, ASK,
+   * TRYAGAIN) is resent to, after `hops` redirects in all, with ASKING first or not, after
+   * `delayMs`; undefined fails it (transaction-run.ts TransactionRedirect).
    */
   transactionRedirect?(
     cause: RespireServerError,
     hops: number,
     from: EndpointNode,
-  ): { readonly node: EndpointNode; readonly asking: boolean } | undefined;
+    asking: boolean,
+  ): { readonly node: EndpointNode; readonly asking: boolean; readonly delayMs?: number } | undefined;
   /** The node a WATCH session on these keys runs on, or the error that fails `watch()`. */
   watchNode(keys: readonly RedisArgument[]): EndpointNode | Error;
   /** The node subscriptions of this kind and these names go to. */

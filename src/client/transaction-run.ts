@@ -46,14 +46,17 @@ export interface TransactionPlace {
 }
 
 /**
- * Cluster (PROTOCOL.md §2.3): a MOVED or ASK at queue time aborts the EXEC; the whole MULTI…EXEC is
- * then resent to the place this returns for the first queue-time error (`asking`: after ASK, with
- * ASKING right before MULTI), after `hops` earlier redirects; undefined fails it with EXECABORT.
+ * Cluster (PROTOCOL.md §2.3): a MOVED or ASK at queue time aborts the EXEC, and a TRYAGAIN (keys
+ * split by a migration) answers it; nothing ran. The whole MULTI…EXEC is then resent to the place
+ * this returns for that error (`asking`: ASKING right before MULTI; `delayMs`: after a pause),
+ * `hops` counting this redirect; undefined lets the error reach the caller. `asking` says whether
+ * the aborted run had ASKING.
  */
 export type TransactionRedirect = (
   cause: RespireServerError,
   hops: number,
-) => (TransactionPlace & { readonly asking: boolean }) | undefined;
+  asking: boolean,
+) => (TransactionPlace & { readonly asking: boolean; readonly delayMs?: number }) | undefined;
 
 export interface TransactionRunOptions {
   readonly target: TransactionTarget;
@@ -239,7 +242,7 @@ export class TransactionRun implements AbortTarget {
     } else if (value instanceof RespireServerError) {
       // EXECABORT: a queue-time error discarded the transaction; the first one is the cause.
       const cause = this.queueErrors.find((error) => error !== undefined);
-      if (value.code === 'EXECABORT' && cause !== undefined && this.redirected(cause)) return;
+      if (this.redirected(value.code === 'EXECABORT' ? cause : value)) return;
       this.end(new RespireServerError(value.message, { endpoint, cause }), value.code === 'EXECABORT');
     } else if (Array.isArray(value) && value.length === this.entries.length) {
       this.deliver(value);
@@ -249,12 +252,14 @@ export class TransactionRun implements AbortTarget {
   }
 
   /**
-   * The EXEC was aborted by a MOVED or ASK the router follows: the same entries run again, whole,
-   * where it says; this run ends without settling them, and settles as that one does.
+   * The EXEC failed with an error the router follows (TransactionRedirect): the same entries run
+   * again, whole, where it says; this run ends without settling them, and settles as that one does.
    */
-  private redirected(cause: RespireServerError): boolean {
+  private redirected(cause: RespireServerError | undefined): boolean {
+    const { redirect } = this.options;
+    if (cause === undefined || redirect === undefined) return false;
     const hops = (this.options.hops ?? 0) + 1;
-    const place = this.options.redirect?.(cause, hops);
+    const place = redirect(cause, hops, this.options.asking === true);
     if (place === undefined) return false;
     this.ended = true;
     const signal = this.options.signal;
@@ -268,7 +273,8 @@ export class TransactionRun implements AbortTarget {
       hops,
     });
     next.promise.then(this.resolveRun, this.rejectRun);
-    next.start();
+    if (place.delayMs === undefined) next.start();
+    else setTimeout(() => next.start(), place.delayMs).unref();
     return true;
   }
 

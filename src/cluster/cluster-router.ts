@@ -180,18 +180,21 @@ export class ClusterRouter implements Router, RedirectFollower {
 
   /**
    * A transaction whose EXEC a MOVED or ASK aborted (PROTOCOL.md §2.3) goes whole to the target,
-   * ASKING before MULTI after an ASK; TRYAGAIN, CLUSTERDOWN and unusable targets reach the caller.
+   * ASKING before MULTI after an ASK; after TRYAGAIN, to the same node as before, after the
+   * backoff. CLUSTERDOWN and unusable targets reach the caller.
    */
   transactionRedirect(
     cause: RespireServerError,
     hops: number,
     from: EndpointNode,
-  ): { node: EndpointNode; asking: boolean } | undefined {
+    asking: boolean,
+  ): { node: EndpointNode; asking: boolean; delayMs?: number } | undefined {
     if (this.closed || hops > this.options.cluster.maxRedirections) return undefined;
     const redirect = classifyClusterError(cause, {
       blankHost: this.announcedHost(from),
       addressMap: this.options.cluster.addressMap,
     });
+    if (redirect?.kind === 'tryagain') return { node: from, asking, delayMs: backoff(hops) };
     if (redirect?.kind !== 'moved' && redirect?.kind !== 'ask') return undefined;
     const node = this.redirectTarget(redirect);
     return node === undefined ? undefined : { node, asking: redirect.kind === 'ask' };
@@ -381,8 +384,7 @@ export class ClusterRouter implements Router, RedirectFollower {
 
   /** Runs `send` after the backoff for the hop (TRYAGAIN, CLUSTERDOWN, a target to look up). */
   private later(hops: number, send: () => void): void {
-    const delay = Math.min(RETRY_BACKOFF_MAX_MS, RETRY_BACKOFF_MS * 2 ** (hops - 1));
-    setTimeout(send, delay).unref();
+    setTimeout(send, backoff(hops)).unref();
   }
 
   private traced(command: Command<unknown>, endpoint: RespireEndpoint): void {
@@ -395,6 +397,11 @@ export class ClusterRouter implements Router, RedirectFollower {
       written: false,
     });
   }
+}
+
+/** The pause before hop `hops` of a TRYAGAIN or CLUSTERDOWN. */
+function backoff(hops: number): number {
+  return Math.min(RETRY_BACKOFF_MAX_MS, RETRY_BACKOFF_MS * 2 ** (hops - 1));
 }
 
 function ignore(): void {}

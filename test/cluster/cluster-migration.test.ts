@@ -132,6 +132,11 @@ describe('a live migration', () => {
     const ask = await outcome(none.get(keys[0]!));
     expect(ask).toBeInstanceOf(RespireServerError);
     expect((ask as RespireServerError).code).toBe('ASK');
+    const tx = none.multi();
+    tx.get(keys[0]!);
+    const aborted = await outcome(tx.exec());
+    expect((aborted as RespireServerError).code).toBe('EXECABORT');
+    expect(((aborted as Error).cause as RespireServerError).code).toBe('ASK');
     expect(await one.get(keys[0]!)).toBe('v0');
     await finish(migration);
     const moved = await outcome(none.get(keys[1]!));
@@ -166,6 +171,25 @@ describe('a live migration', () => {
     tx.set(keys[0]!, 'after');
     expect(await tx.exec()).toEqual(['v0', 'OK']);
     expect(await cluster.command(target, ['GET', keys[0]!])).toBe('after');
+  });
+
+  it('retries a transaction that meets TRYAGAIN (keys split by the migration) until it ends', async () => {
+    const { target, slot, keys } = await slotWithKeys('txtry', 4);
+    const patient = await open({ cluster: { refreshInterval: 0, maxRedirections: 100 } });
+    const migration = await begin(slot, target);
+    await cluster.moveKeys(migration, 2);
+    await resetStats(cluster);
+    const tx = patient.multi();
+    for (const key of keys) tx.get(key);
+    const reply = tx.exec();
+    await expect
+      .poll(async () => {
+        const stats = (await commandCalls(cluster, migration.source)).exec ?? 0;
+        return stats + ((await commandCalls(cluster, target)).exec ?? 0);
+      })
+      .toBeGreaterThan(0);
+    await finish(migration);
+    expect(await reply).toEqual(['v0', 'v1', 'v2', 'v3']);
   });
 
   it('sends ASKING on the connection a blocking command runs on', async () => {
