@@ -25,12 +25,12 @@ import {
 } from '../errors.js';
 import { type Command, CommandFlags } from '../transport/command.js';
 import { ClusterAttempt, type RedirectFollower } from './cluster-attempt.js';
+import { type AttemptRouter, ClusterNodes } from './cluster-nodes.js';
 import { ANY_SLOT, CROSS_SLOT, commandSlot, crossSlotError, sharedSlot } from './command-slot.js';
 import { aggregateReplies } from './fan-out.js';
 import { JoinedReply } from './joined-reply.js';
 import { keySlot } from './key-slot.js';
 import { withMovedSlot } from './moved-slot.js';
-import type { NodeAddress } from './node-address.js';
 import { type ClusterRedirect, classifyClusterError } from './redirect.js';
 import { splitBySlot } from './split-command.js';
 import { type ClusterNode, type ClusterTopology, UNASSIGNED } from './topology.js';
@@ -40,24 +40,18 @@ import { TopologyRefresher } from './topology-refresher.js';
 const RETRY_BACKOFF_MS = 10;
 const RETRY_BACKOFF_MAX_MS = 160;
 
-export class ClusterRouter implements Router, RedirectFollower {
-  private readonly nodes = new Map<string, EndpointNode>();
+export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
+  private readonly nodes: ClusterNodes;
   private readonly refresher: TopologyRefresher;
   private replicaTurn = 0;
-  /**
-   * Under `readFrom` replicas, READONLY on every node's connections, primaries too (there it
-   * changes nothing): a primary that a failover demotes then serves reads as a replica at once,
-   * instead of answering them with MOVED over connections made before it was one.
-   */
-  private readonly readOnlySetup: readonly (readonly string[])[] | undefined;
   private closed = false;
 
   constructor(
     private readonly options: ResolvedOptions,
-    private readonly factory: NodeFactory,
+    factory: NodeFactory,
   ) {
-    this.refresher = new TopologyRefresher(options, (topology) => this.adopt(topology));
-    this.readOnlySetup = options.readFrom === 'primary' ? undefined : [['READONLY']];
+    this.refresher = new TopologyRefresher(options, (topology) => this.nodes.adopt(topology, this));
+    this.nodes = new ClusterNodes(factory, options.readFrom, () => this.refresher.requestRefresh());
   }
 
   /** The first seed: the client's name for the cluster. */
@@ -131,23 +125,23 @@ export class ClusterRouter implements Router, RedirectFollower {
   }
 
   subscriberNodes(): readonly EndpointNode[] {
-    return [...this.nodes.values()];
+    return this.nodes.all();
   }
 
   circuitOf(endpoint: RespireEndpoint): ClientCircuit | undefined {
-    return this.nodes.get(endpointKey(endpoint))?.circuit;
+    return this.nodes.circuitOf(endpoint);
   }
 
   close(): Promise<void> {
     this.closed = true;
     this.refresher.stop();
-    return Promise.all([...this.nodes.values()].map((node) => node.close())).then(() => undefined);
+    return this.nodes.close();
   }
 
   destroy(): void {
     this.closed = true;
     this.refresher.stop();
-    for (const node of this.nodes.values()) node.destroy();
+    this.nodes.destroy();
   }
 
   /** RedirectFollower: MOVED and ASK to their target, TRYAGAIN and CLUSTERDOWN after a pause. */
@@ -221,7 +215,7 @@ export class ClusterRouter implements Router, RedirectFollower {
       this.refresher.requestRefresh();
       if (target !== null) this.refresher.patch((topology) => withMovedSlot(topology, slot, target));
     }
-    return target === null ? undefined : this.nodeAt(target);
+    return target === null ? undefined : this.nodes.at(target);
   }
 
   /** Sends the origin (or a part) by its slot, as a new hop; a keyless one to any primary. */
@@ -256,7 +250,7 @@ export class ClusterRouter implements Router, RedirectFollower {
       );
       this.traced(command, this.options.endpoint);
       joined.parts.forEach((part, i) => {
-        this.write(part, this.nodeAt(targets[i]!), 0, false);
+        this.write(part, this.nodes.at(targets[i]!), 0, false);
       });
       return;
     }
@@ -279,23 +273,23 @@ export class ClusterRouter implements Router, RedirectFollower {
       (command.flags & CommandFlags.Blocking) !== 0 ||
       !isReadOnlyCommand(command.args)
     ) {
-      return this.nodeAt(owner);
+      return this.nodes.at(owner);
     }
     const replicas = owner.replicas;
     if (replicas.length === 0) {
-      if (readFrom === 'replicaPreferred') return this.nodeAt(owner);
+      if (readFrom === 'replicaPreferred') return this.nodes.at(owner);
       return new RespireConnectionError(
         `no healthy replica of ${owner.endpoint.host}:${owner.endpoint.port} for slot ${slot} (readFrom: 'replica')`,
         { endpoint: owner.endpoint, written: false },
       );
     }
     const replica = this.topology.nodes[replicas[this.replicaTurn++ % replicas.length]!]!;
-    return this.nodeAt(replica);
+    return this.nodes.at(replica);
   }
 
   private primaryForSlot(slot: number): EndpointNode | Error {
     const owner = this.ownerOf(slot);
-    return owner instanceof Error ? owner : this.nodeAt(owner);
+    return owner instanceof Error ? owner : this.nodes.at(owner);
   }
 
   /** The slot's primary; an unserved slot is CLUSTERDOWN, as the server would say, and a refresh. */
@@ -312,7 +306,7 @@ export class ClusterRouter implements Router, RedirectFollower {
   private anyPrimary(turn?: number): EndpointNode | Error {
     const primaries = this.primaries();
     if (primaries.length === 0) return this.noNodeError();
-    return this.nodeAt(primaries[(turn ?? this.replicaTurn++) % primaries.length]!);
+    return this.nodes.at(primaries[(turn ?? this.replicaTurn++) % primaries.length]!);
   }
 
   private primaries(): ClusterNode[] {
@@ -323,58 +317,17 @@ export class ClusterRouter implements Router, RedirectFollower {
     return this.topology.nodes.filter((node) => node.health === 'online');
   }
 
-  /** The node for an address, made (and its connection opened in the background) on first use. */
-  private nodeAt(address: NodeAddress | ClusterNode): EndpointNode {
-    let node = this.nodes.get(address.key);
-    if (node === undefined) {
-      node = this.factory.create(address.endpoint, this.readOnlySetup, this.nodeReconnecting);
-      this.nodes.set(address.key, node);
-      if (!this.closed) node.startInBackground();
-    }
-    return node;
+  /** AttemptRouter: the node for a waiting attempt's slot by the current map (keyless ones stay). */
+  nodeFor(attempt: ClusterAttempt, waitingOn: EndpointNode): EndpointNode {
+    const slot = commandSlot(attempt.origin.args);
+    const node = slot < 0 ? waitingOn : this.nodeForSlot(slot, attempt.origin);
+    return node instanceof Error ? waitingOn : node;
   }
 
-  /**
-   * A new topology: nodes it no longer lists are closed (what is in flight there may finish), and
-   * commands waiting for a connection to a node that no longer serves their slot move on first.
-   */
-  private adopt(topology: ClusterTopology): void {
-    for (const [key, node] of this.nodes) {
-      const listed = topology.byKey.has(key);
-      if (!listed || node.main.current === undefined) this.reroute(node);
-      if (listed) continue;
-      this.nodes.delete(key);
-      node.close().catch(ignore);
-    }
+  /** AttemptRouter: an attempt taken from a node it waited on in vain, sent on `node`. */
+  resend(attempt: ClusterAttempt, node: EndpointNode): void {
+    this.write(attempt.origin, node, attempt.hops, false);
   }
-
-  /**
-   * Attempts still waiting for a connection to `node` (its primary died, its slot moved) go to the
-   * node the map now names for their slot: they were never sent, so nothing is replayed, and that
-   * node admits them (seed 000 "Retries": a moved slot's new owner admits the retry). Without this
-   * they would wait for a node that will not come back until `acquireTimeout`.
-   */
-  private reroute(node: EndpointNode): void {
-    const targets = new Map<Command<unknown>, EndpointNode>();
-    const moved = node.main.takeUnwritten((command) => {
-      if (!(command instanceof ClusterAttempt) || command.asking !== undefined) return false;
-      const slot = commandSlot(command.origin.args);
-      const target = slot < 0 ? node : this.nodeForSlot(slot, command.origin);
-      if (target instanceof Error || target === node) return false;
-      targets.set(command as Command<unknown>, target);
-      return true;
-    });
-    for (const command of moved) {
-      const attempt = command as ClusterAttempt;
-      attempt.abandon();
-      this.write(attempt.origin, targets.get(command)!, attempt.hops, false);
-    }
-  }
-
-  /** A node's connection was lost or did not come back: its slots may have moved (a failover). */
-  private readonly nodeReconnecting = (): void => {
-    this.refresher.requestRefresh();
-  };
 
   /** The announced host of a node: a blank host in its MOVED or ASK stands for it. */
   private announcedHost(node: EndpointNode): string {
@@ -403,5 +356,3 @@ export class ClusterRouter implements Router, RedirectFollower {
 function backoff(hops: number): number {
   return Math.min(RETRY_BACKOFF_MAX_MS, RETRY_BACKOFF_MS * 2 ** (hops - 1));
 }
-
-function ignore(): void {}

@@ -159,21 +159,10 @@ export class Channel {
     }
   }
 
-  /**
-   * Takes out the commands not yet written that `select` picks, for a router to send elsewhere (a
-   * Cluster slot that moved while its old owner was unreachable): nothing of them was sent.
-   */
+  /** Takes out unwritten commands `select` picks, to send elsewhere (a moved Cluster slot). */
   takeUnwritten(select: (command: Command<unknown>) => boolean): Command<unknown>[] {
-    const taken: Command<unknown>[] = [];
-    for (const queue of [this.queue, this.waiters]) {
-      queue.filter((command) => {
-        if (command.state !== CommandState.Queued || !select(command)) return true;
-        taken.push(command);
-        return false;
-      });
-    }
-    this.notifyDrained();
-    return taken;
+    const pick = (command: Command<unknown>) => command.state === CommandState.Queued && select(command);
+    return [...this.queue.extract(pick), ...this.waiters.extract(pick)];
   }
 
   /**
