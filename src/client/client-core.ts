@@ -8,6 +8,7 @@ import {
   RespireCircuitOpenError,
   RespireConnectionError,
   type RespireEndpoint,
+  RespireServerError,
   RespireTimeoutError,
 } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
@@ -214,7 +215,7 @@ export class ClientCore extends Commander {
       this.errorSink?.(node);
       return Promise.reject(node);
     }
-    return node.sessions.watch(list);
+    return this.watchOn(node, list, 0);
   }
 
   /**
@@ -238,6 +239,25 @@ export class ClientCore extends Commander {
   /** Opens what `connect()` waits for (the router's first connections). */
   protected start(): Promise<void> {
     return this.router.start();
+  }
+
+  /**
+   * WATCH on `node`; in Cluster mode a WATCH that meets MOVED (or TRYAGAIN) opens the session where
+   * the router says, as a transaction would go (`transactionRedirect`). After ASK the session's
+   * MULTI would need ASKING too: that error reaches the caller.
+   */
+  private async watchOn(node: EndpointNode, keys: RedisArgument[], hops: number): Promise<WatchSession> {
+    try {
+      return await node.sessions.watch(keys);
+    } catch (error) {
+      const next =
+        error instanceof RespireServerError
+          ? this.router.transactionRedirect?.(error, hops + 1, node, false)
+          : undefined;
+      if (next === undefined || next.asking) throw error;
+      if (next.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, next.delayMs));
+      return this.watchOn(next.node, keys, hops + 1);
+    }
   }
 
   /** A node's pipeline for a transaction, and where it goes after a MOVED or ASK (Cluster). */

@@ -24,7 +24,8 @@ export interface Router {
   /**
    * Cluster: the node a transaction whose EXEC failed on `from` with a redirect (MOVED, ASK,
    * TRYAGAIN) is resent to, after `hops` redirects in all, with ASKING first or not, after
-   * `delayMs`; undefined fails it (transaction-run.ts TransactionRedirect).
+   * `delayMs`; undefined fails it (transaction-run.ts TransactionRedirect). Also where a WATCH
+   * that failed so goes.
    */
   transactionRedirect?(
     cause: RespireServerError,

@@ -192,6 +192,18 @@ describe('a live migration', () => {
     expect(await reply).toEqual(['v0', 'v1', 'v2', 'v3']);
   });
 
+  it('opens a WATCH session on the new owner when WATCH meets MOVED', async () => {
+    const { target, slot, keys } = await slotWithKeys('watchmoved', 1);
+    const stale = await open();
+    await stale.get(keys[0]!);
+    await cluster.migrateSlot(slot, target);
+    const session = await stale.watch([keys[0]!]);
+    const tx = session.multi();
+    tx.set(keys[0]!, 'watched');
+    expect(await tx.exec()).toEqual(['OK']);
+    expect(await cluster.command(target, ['GET', keys[0]!])).toBe('watched');
+  });
+
   it('sends ASKING on the connection a blocking command runs on', async () => {
     const { target, slot, keys } = await slotWithKeys('blocking', 1);
     const list = keys[0]!.replace(/:0$/, ':list');
