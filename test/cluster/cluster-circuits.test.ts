@@ -3,12 +3,11 @@
 // black-holed primary opens only its own circuit; every send kind is checked on its node; MOVED and
 // ASK check the target; background refresh is not checked; rejections never bypass readFrom; and
 // replicas serve reads under readFrom, with READONLY on their connections.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   RespireCircuitOpenError,
-  RespireClient,
+  type RespireClient,
   RespireConnectionError,
-  type RespireOptions,
   RespireTimeoutError,
 } from '../../src/index.js';
 import type { ClusterNode } from '../kit/redis-cluster.js';
@@ -17,42 +16,16 @@ import {
   callsByPort,
   commandCalls,
   outcome,
-  type ProxiedCluster,
-  proxyEveryNode,
   resetStats,
   tagOn,
+  useProxiedClients,
 } from './cluster-support.js';
 
 const cluster = useRedisCluster();
-let proxied: ProxiedCluster;
-const clients: RespireClient[] = [];
-
-beforeAll(async () => {
-  proxied = await proxyEveryNode(cluster);
-});
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all([...proxied.proxies.values()].map((proxy) => proxy.setMode('pass')));
-});
-afterAll(async () => {
-  await proxied?.stop();
-});
-
 /** Trips after 3 failures; stays open for the test unless it says otherwise. */
 const BREAKER = { minimumFailureCount: 3, failureRateThreshold: 0.5, openDuration: 60_000 };
-
-async function open(options: Partial<RespireOptions> = {}): Promise<RespireClient> {
-  const client = await RespireClient.connect({
-    endpoints: [cluster.endpoints[0]!],
-    useCluster: true,
-    commandTimeout: 300,
-    circuitBreaker: BREAKER,
-    ...options,
-    cluster: { refreshInterval: 0, addressMap: proxied.addressMap, ...options.cluster },
-  });
-  clients.push(client);
-  return client;
-}
+const kit = useProxiedClients(cluster, { commandTimeout: 300, circuitBreaker: BREAKER });
+const open = kit.open.bind(kit);
 
 /** `count` keys of one slot `node` serves. */
 function keysOn(node: ClusterNode, salt: string, count = 8): string[] {
@@ -63,17 +36,17 @@ function keysOn(node: ClusterNode, salt: string, count = 8): string[] {
 /** Opens `node`'s circuit: its proxy black-holes three reads (they time out), then heals. */
 async function trip(client: RespireClient, node: ClusterNode, keys: readonly string[]): Promise<void> {
   await client.get(keys[0]!); // a connection to the node first, so that the reads reach the proxy
-  const proxy = proxied.proxyOf(node);
+  const proxy = kit.proxied.proxyOf(node);
   await proxy.setMode('blackhole');
   const failures = await Promise.all(keys.slice(0, 3).map((key) => outcome(client.get(key))));
   for (const failure of failures) expect(failure).toBeInstanceOf(RespireTimeoutError);
   await proxy.setMode('pass');
-  expect(client.circuitOf(proxied.dialled(node))?.state).toBe('open');
+  expect(client.circuitOf(kit.proxied.dialled(node))?.state).toBe('open');
 }
 
 function expectRejectedBy(error: unknown, node: ClusterNode): void {
   expect(error).toBeInstanceOf(RespireCircuitOpenError);
-  expect((error as RespireCircuitOpenError).endpoint).toEqual(proxied.dialled(node));
+  expect((error as RespireCircuitOpenError).endpoint).toEqual(kit.proxied.dialled(node));
 }
 
 describe('a black-holed primary', () => {
@@ -84,13 +57,13 @@ describe('a black-holed primary', () => {
     const otherKeys = healthy.flatMap((node) => keysOn(node, 'well', 3));
     // One success on the sick node, so that three failures reach the 0.5 failure rate.
     await Promise.all([...sickKeys.slice(7), ...otherKeys].map((key) => redis.set(key, 'v')));
-    const proxy = proxied.proxyOf(sick);
+    const proxy = kit.proxied.proxyOf(sick);
     await proxy.setMode('blackhole');
     const failures = await Promise.all(sickKeys.slice(0, 3).map((key) => outcome(redis.get(key))));
     for (const failure of failures) expect(failure).toBeInstanceOf(RespireTimeoutError);
-    expect(redis.circuitOf(proxied.dialled(sick))?.state).toBe('open');
+    expect(redis.circuitOf(kit.proxied.dialled(sick))?.state).toBe('open');
     for (const node of cluster.nodes.filter((node) => node.id !== sick.id)) {
-      expect(redis.circuitOf(proxied.dialled(node))?.state ?? 'closed').toBe('closed');
+      expect(redis.circuitOf(kit.proxied.dialled(node))?.state ?? 'closed').toBe('closed');
     }
     expect(await Promise.all(otherKeys.map((key) => redis.get(key)))).toEqual(otherKeys.map(() => 'v'));
     const rejected = await outcome(redis.get(sickKeys[5]!));
@@ -101,7 +74,7 @@ describe('a black-holed primary', () => {
     await expect
       .poll(async () => {
         await outcome(redis.get(sickKeys[6]!));
-        return redis.circuitOf(proxied.dialled(sick))?.state;
+        return redis.circuitOf(kit.proxied.dialled(sick))?.state;
       })
       .toBe('closed');
     expect(await redis.get(sickKeys[7]!)).toBe('v');
@@ -143,7 +116,7 @@ describe('redirects to a node whose circuit is open', () => {
     await redis.set(`${tag}:k`, 'v');
     await trip(redis, target, keysOn(target, 'movedtrip'));
     await cluster.migrateSlot(slot, target);
-    const sourceCircuit = redis.circuitOf(proxied.dialled(source))!;
+    const sourceCircuit = redis.circuitOf(kit.proxied.dialled(source))!;
     const before = sourceCircuit.snapshot();
     expectRejectedBy(await outcome(redis.get(`${tag}:k`)), target);
     const after = sourceCircuit.snapshot();
@@ -164,7 +137,7 @@ describe('redirects to a node whose circuit is open', () => {
       await resetStats(cluster);
       expectRejectedBy(await outcome(redis.get(`${tag}:k`)), target);
       expect((await commandCalls(cluster, target)).asking).toBeUndefined();
-      expect(redis.circuitOf(proxied.dialled(source))?.snapshot().failures).toBe(0);
+      expect(redis.circuitOf(kit.proxied.dialled(source))?.snapshot().failures).toBe(0);
     } finally {
       await cluster.finishMigration(migration);
     }
@@ -184,7 +157,7 @@ describe('redirects to a node whose circuit is open', () => {
       expectRejectedBy(rejected, target);
       await new Promise((resolve) => setTimeout(resolve, (rejected as RespireCircuitOpenError).retryAfter!));
       expect(await redis.get(`${tag}:k`)).toBe('v');
-      expect(redis.circuitOf(proxied.dialled(target))?.state).toBe('closed');
+      expect(redis.circuitOf(kit.proxied.dialled(target))?.state).toBe('closed');
     } finally {
       await cluster.finishMigration(migration);
     }
@@ -195,7 +168,7 @@ describe('topology refresh', () => {
   it('is not checked: it reads from a node whose circuit is open', async () => {
     // Seeds through the proxies too, so that black-holing them leaves only the open node.
     const redis = await open({
-      endpoints: cluster.nodes.map((node) => proxied.dialled(node)),
+      endpoints: cluster.nodes.map((node) => kit.proxied.dialled(node)),
       connectTimeout: 300,
       cluster: { refreshInterval: 200 },
     });
@@ -205,50 +178,39 @@ describe('topology refresh', () => {
     await Promise.all(
       cluster.nodes
         .filter((node) => node.id !== target.id)
-        .map((node) => proxied.proxyOf(node).setMode('blackhole')),
+        .map((node) => kit.proxied.proxyOf(node).setMode('blackhole')),
     );
     await expect
       .poll(async () => (await commandCalls(cluster, target))['cluster|shards'] ?? 0, { timeout: 15_000 })
       .toBeGreaterThan(0);
-    expect(redis.circuitOf(proxied.dialled(target))?.state).toBe('open');
+    expect(redis.circuitOf(kit.proxied.dialled(target))?.state).toBe('open');
   });
 });
 
 describe('readFrom', () => {
-  it("'replica' reads on replicas (READONLY on their connections) and writes on primaries", async () => {
-    const redis = await open({ readFrom: 'replica', circuitBreaker: null });
-    const keys = cluster.primaries.flatMap((node) => keysOn(node, 'rf', 2));
-    await Promise.all(keys.map((key) => redis.set(key, 'v')));
-    // Replication is asynchronous: wait until each replica has the keys before reading there.
-    await expect.poll(() => Promise.all(keys.map((key) => redis.get(key)))).toEqual(keys.map(() => 'v'));
-    await resetStats(cluster);
-    await Promise.all(keys.map((key) => redis.get(key)));
-    await Promise.all(keys.map((key) => redis.set(key, 'w')));
-    const gets = await callsByPort(cluster, 'get');
-    const sets = await callsByPort(cluster, 'set');
-    for (const node of cluster.nodes) {
-      if (node.role === 'replica') {
-        expect(gets[node.port]).toBe(2);
-      } else {
-        expect(gets[node.port]).toBe(0);
-        expect(sets[node.port]).toBe(2);
+  it.each(['replica', 'replicaPreferred'] as const)(
+    "'%s' reads on replicas (READONLY on their connections) and writes on primaries",
+    async (readFrom) => {
+      const redis = await open({ readFrom, circuitBreaker: null });
+      const keys = cluster.primaries.flatMap((node) => keysOn(node, `rf${readFrom}`, 2));
+      await Promise.all(keys.map((key) => redis.set(key, 'v')));
+      // Replication is asynchronous: wait until each replica has the keys before reading there.
+      await expect.poll(() => Promise.all(keys.map((key) => redis.get(key)))).toEqual(keys.map(() => 'v'));
+      await resetStats(cluster);
+      await Promise.all(keys.map((key) => redis.get(key)));
+      await Promise.all(keys.map((key) => redis.set(key, 'w')));
+      const gets = await callsByPort(cluster, 'get');
+      const sets = await callsByPort(cluster, 'set');
+      for (const node of cluster.nodes) {
+        expect(gets[node.port]).toBe(node.role === 'replica' ? 2 : 0);
+        // A replica counts the SETs it replicates: only primaries are checked for writes.
+        if (node.role === 'primary') expect(sets[node.port]).toBe(2);
       }
-    }
-    const replica = cluster.nodes.find((node) => node.role === 'replica')!;
-    const clients = String(await cluster.command(replica, ['CLIENT', 'LIST']));
-    expect(clients).toMatch(/flags=r\b/);
-  });
-
-  it("'replicaPreferred' reads on replicas too", async () => {
-    const redis = await open({ readFrom: 'replicaPreferred', circuitBreaker: null });
-    const keys = cluster.primaries.flatMap((node) => keysOn(node, 'rp', 1));
-    await Promise.all(keys.map((key) => redis.set(key, 'v')));
-    await expect.poll(() => Promise.all(keys.map((key) => redis.get(key)))).toEqual(keys.map(() => 'v'));
-    await resetStats(cluster);
-    await Promise.all(keys.map((key) => redis.get(key)));
-    const gets = await callsByPort(cluster, 'get');
-    for (const node of cluster.nodes) expect(gets[node.port]).toBe(node.role === 'replica' ? 1 : 0);
-  });
+      const replica = cluster.nodes.find((node) => node.role === 'replica')!;
+      const clients = String(await cluster.command(replica, ['CLIENT', 'LIST']));
+      expect(clients).toMatch(/flags=r\b/);
+    },
+  );
 
   it.each(['replica', 'replicaPreferred'] as const)(
     "a replica's open circuit under '%s' rejects its reads, never sending them to the primary",

@@ -3,44 +3,16 @@
 // needed again; a primary failover (CLUSTER FAILOVER, and SIGKILL) under write load is followed
 // without recreating the client and without replaying a write; a node gone from the map has its
 // connections closed.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RespireClient, RespireError, type RespireOptions } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { type RespireClient, RespireError } from '../../src/index.js';
 import { startFaultProxy } from '../kit/fault-proxy.js';
 import type { ClusterNode } from '../kit/redis-cluster.js';
 import { useRedisCluster } from '../kit/vitest-redis.js';
-import {
-  commandCalls,
-  outcome,
-  type ProxiedCluster,
-  proxyEveryNode,
-  resetStats,
-  tagOn,
-} from './cluster-support.js';
+import { commandCalls, outcome, resetStats, tagOn, useProxiedClients } from './cluster-support.js';
 
 const cluster = useRedisCluster();
-let proxied: ProxiedCluster;
-const clients: RespireClient[] = [];
-
-beforeAll(async () => {
-  proxied = await proxyEveryNode(cluster);
-});
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
-afterAll(async () => {
-  await proxied?.stop();
-});
-
-async function open(options: Partial<RespireOptions> = {}): Promise<RespireClient> {
-  const client = await RespireClient.connect({
-    endpoints: [cluster.endpoints[0]!],
-    useCluster: true,
-    ...options,
-    cluster: { refreshInterval: 0, addressMap: proxied.addressMap, ...options.cluster },
-  });
-  clients.push(client);
-  return client;
-}
+const kit = useProxiedClients(cluster);
+const open = kit.open.bind(kit);
 
 /** GET calls the server rejected (MOVED, ASK…) on a node since the last resetStats. */
 async function rejectedGets(node: ClusterNode): Promise<number> {
@@ -242,7 +214,7 @@ describe('a node gone from the map', () => {
     const key = `${tagOn(cluster, primary, 'gone').tag}:k`;
     await redis.set(key, 'v');
     await expect.poll(() => redis.get(key)).toBe('v');
-    const proxy = proxied.proxyOf(replica);
+    const proxy = kit.proxied.proxyOf(replica);
     expect(proxy.connections).toBeGreaterThan(0);
     // The replica leaves the cluster: it forgets the others, and they forget it.
     await cluster.command(replica, ['CLUSTER', 'RESET', 'HARD']);

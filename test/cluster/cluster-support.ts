@@ -1,9 +1,10 @@
 // Shared by the Cluster fault tests: keys that land on a chosen node, per-node command counts from
 // INFO commandstats (so a test sees where a command ran without MONITOR), and a fault proxy in
 // front of every node with the `addressMap` that sends a client through them.
-
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { keySlot } from '../../src/cluster/key-slot.js';
 import type { RespireEndpoint } from '../../src/errors.js';
+import { RespireClient, type RespireOptions } from '../../src/index.js';
 import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
 import type { ClusterNode, NodeRef, RedisCluster } from '../kit/redis-cluster.js';
 
@@ -69,6 +70,53 @@ export async function proxyEveryNode(cluster: RedisCluster): Promise<ProxiedClus
     },
     stop: async () => {
       await Promise.all([...proxies.values()].map((proxy) => proxy.stop()));
+    },
+  };
+}
+
+/** A fault proxy per node for the file's tests, and clients through them. */
+export interface ProxiedClients {
+  /** The proxies; read inside a test or hook. */
+  readonly proxied: ProxiedCluster;
+  /** A Cluster client through the proxies (`addressMap`), no periodic refresh unless `options` says. */
+  open(options?: Partial<RespireOptions>): Promise<RespireClient>;
+}
+
+/**
+ * Registers hooks: the proxies start before the file's tests and stop after them; after each
+ * test its clients close and every proxy passes traffic again. `defaults` apply to every client.
+ */
+export function useProxiedClients(
+  cluster: RedisCluster,
+  defaults: Partial<RespireOptions> = {},
+): ProxiedClients {
+  let proxied: ProxiedCluster | undefined;
+  const clients: RespireClient[] = [];
+  beforeAll(async () => {
+    proxied = await proxyEveryNode(cluster);
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+    await Promise.all([...(proxied?.proxies.values() ?? [])].map((proxy) => proxy.setMode('pass')));
+  });
+  afterAll(async () => {
+    await proxied?.stop();
+  });
+  return {
+    get proxied() {
+      if (proxied === undefined) throw new Error('the proxies are not running (used outside a test?)');
+      return proxied;
+    },
+    async open(options = {}) {
+      const client = await RespireClient.connect({
+        endpoints: [cluster.endpoints[0]!],
+        useCluster: true,
+        ...defaults,
+        ...options,
+        cluster: { refreshInterval: 0, addressMap: this.proxied.addressMap, ...options.cluster },
+      });
+      clients.push(client);
+      return client;
     },
   };
 }
