@@ -48,11 +48,11 @@ export class ClusterAttempt extends Command<RespValue> {
   override reply(value: RespValue): void {
     if (
       value instanceof RespireServerError &&
-      !this.settled &&
-      !this.origin.settled &&
+      (isFireAndForget(this) || !(this.settled || this.origin.settled)) &&
       this.follower.follow(this, value)
     ) {
-      this.reportHealth(Health.Success);
+      // A fire-and-forget send records nothing, its redirect included (seed 000).
+      this.reportHealth(isFireAndForget(this) ? Health.None : Health.Success);
       this.observer = undefined;
       this.resolve(null);
       return;
@@ -114,6 +114,18 @@ export class AskingPrefix extends Command<RespValue> implements HealthSink {
     this.reportHealth(health);
     if (this.state === CommandState.Queued) this.resolve(null);
   }
+}
+
+function isFireAndForget(command: { readonly flags: number }): boolean {
+  return (command.flags & CommandFlags.FireAndForget) !== 0;
+}
+
+/**
+ * Whether a command is still to be sent on (a redirect, a move): it has not settled, or it is a
+ * fire-and-forget send, settled when written, whose MOVED or ASK means the write did not happen.
+ */
+export function stillToSend(command: { readonly settled: boolean; readonly flags: number }): boolean {
+  return !command.settled || isFireAndForget(command);
 }
 
 /** One observer for every attempt: no closure per command. */

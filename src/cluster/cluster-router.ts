@@ -24,7 +24,7 @@ import {
   RespireTimeoutError,
 } from '../errors.js';
 import { type Command, CommandFlags } from '../transport/command.js';
-import { ClusterAttempt, type RedirectFollower } from './cluster-attempt.js';
+import { ClusterAttempt, type RedirectFollower, stillToSend } from './cluster-attempt.js';
 import { type AttemptRouter, ClusterNodes } from './cluster-nodes.js';
 import { ANY_SLOT, CROSS_SLOT, commandSlot, crossSlotError, sharedSlot } from './command-slot.js';
 import { aggregateReplies } from './fan-out.js';
@@ -220,7 +220,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
 
   /** Sends the origin (or a part) by its slot, as a new hop; a keyless one to any primary. */
   private dispatch(origin: Command<unknown>, slot: number, hops: number): void {
-    if (origin.settled) return;
+    if (!stillToSend(origin)) return;
     const node = slot < 0 ? this.anyPrimary() : this.nodeForSlot(slot, origin);
     if (node instanceof Error) origin.reject(node);
     else this.write(origin, node, hops, false);
@@ -228,7 +228,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
 
   /** One attempt on `node`; with `asking`, ASKING is written right before it on the same connection. */
   private write(origin: Command<unknown>, node: EndpointNode, hops: number, asking: boolean): void {
-    if (origin.settled) return;
+    if (!stillToSend(origin)) return;
     const attempt = new ClusterAttempt(origin, node, hops, this, asking);
     node.send(attempt as Command<unknown>, false, attempt.asking as Command<unknown> | undefined);
   }

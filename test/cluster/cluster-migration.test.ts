@@ -192,6 +192,15 @@ describe('a live migration', () => {
     expect(await reply).toEqual(['v0', 'v1', 'v2', 'v3']);
   });
 
+  it('follows MOVED for a fire-and-forget write, which would otherwise be lost', async () => {
+    const { target, slot, keys } = await slotWithKeys('ffmoved', 1);
+    const stale = await open();
+    await stale.get(keys[0]!);
+    await cluster.migrateSlot(slot, target);
+    expect(await stale.send(['SET', keys[0]!, 'fired'], { fireAndForget: true })).toBeUndefined();
+    await expect.poll(() => cluster.command(target, ['GET', keys[0]!])).toBe('fired');
+  });
+
   it('opens a WATCH session on the new owner when WATCH meets MOVED', async () => {
     const { target, slot, keys } = await slotWithKeys('watchmoved', 1);
     const stale = await open();
