@@ -12,7 +12,12 @@ import {
   RespireTimeoutError,
 } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
-import type { Command, CommandOptions, ReplyTransform } from '../transport/command.js';
+import {
+  type Command,
+  CommandFlags,
+  type CommandOptions,
+  type ReplyTransform,
+} from '../transport/command.js';
 import { Batch, type BatchDispatcher } from './batch.js';
 import { type ClientCircuit, circuitRegistry } from './circuit-gate.js';
 import { Commander } from './commander.js';
@@ -332,7 +337,12 @@ export class ClientCore extends Commander {
     // recorded on its own (BREAKER.md 17); a circuit rejection ends the loop (mayRetry).
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.callOnce(args, transform, options, flags);
+        return await this.callOnce(
+          args,
+          transform,
+          options,
+          attempt === 1 ? flags : flags | CommandFlags.Retry,
+        );
       } catch (error) {
         if (attempt >= this.options.retryAttempts || !mayRetry(error, args)) throw error;
         this.telemetry.commandRetry(this.router.endpoint);

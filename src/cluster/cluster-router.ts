@@ -98,6 +98,13 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       return;
     }
     this.traced(command, node.endpoint);
+    if ((command.flags & CommandFlags.Retry) !== 0 && this.ownerLost(node)) {
+      // Seed 000 "Retries": ask the other primaries for the slot's owner first; a new owner admits
+      // the retry, the same one (or none) rejects it without connecting (its circuit is open).
+      const again = () => this.dispatch(command, slot, 0);
+      this.refresher.refresh().then(again, again);
+      return;
+    }
     this.write(command, node, 0, false);
   }
 
@@ -315,6 +322,11 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
 
   private onlineNodes(): ClusterNode[] {
     return this.topology.nodes.filter((node) => node.health === 'online');
+  }
+
+  /** A node with no connection whose circuit is open, while other primaries are known. */
+  private ownerLost(node: EndpointNode): boolean {
+    return node.main.current === undefined && node.circuit?.state === 'open' && this.primaries().length > 1;
   }
 
   /** AttemptRouter: the node for a waiting attempt's slot by the current map (keyless ones stay). */

@@ -52,6 +52,8 @@ export const CommandFlags = {
   Subscription: 8,
   /** A step written after an admitted MULTI: the transaction was admitted once, as a unit. */
   TransactionStep: 16,
+  /** A retry of a failed command (client-core.ts): a Cluster router looks up its owner first. */
+  Retry: 32,
 } as const;
 
 /**

@@ -164,6 +164,41 @@ describe('redirects to a node whose circuit is open', () => {
   });
 });
 
+describe('a retry whose owner is disconnected and open (seed 000 "Retries")', () => {
+  it('asks the other primaries for the owner: a moved slot’s new owner admits it', async () => {
+    const redis = await open({
+      retry: { maxAttempts: 2 },
+      circuitBreaker: { ...BREAKER, minimumFailureCount: 1 },
+    });
+    const [owner, next] = cluster.primaries as [ClusterNode, ClusterNode];
+    const { tag, slot } = tagOn(cluster, owner, 'retrymoved');
+    await redis.set(`${tag}:k`, 'v'); // one success: the one failure below makes the rate 0.5
+    await cluster.migrateSlot(slot, next);
+    // The GET is written before the client sees its connection reset: it fails (read-only, so
+    // retried), the owner's circuit opens, and the retry finds it disconnected and open.
+    await kit.proxied.proxyOf(owner).setMode('refuse');
+    const reply = redis.get(`${tag}:k`);
+    await kit.proxied.proxyOf(owner).closeAllConnections();
+    expect(await reply).toBe('v');
+    expect(redis.circuitOf(kit.proxied.dialled(owner))?.state).toBe('open');
+  });
+
+  it('is rejected without connecting when the owner is unchanged', async () => {
+    const redis = await open({
+      retry: { maxAttempts: 2 },
+      circuitBreaker: { ...BREAKER, minimumFailureCount: 1 },
+    });
+    const owner = cluster.primaries[2]!;
+    const key = `${tagOn(cluster, owner, 'retrystays').tag}:k`;
+    await redis.set(key, 'v');
+    const proxy = kit.proxied.proxyOf(owner);
+    await proxy.setMode('refuse');
+    const reply = outcome(redis.get(key));
+    await proxy.closeAllConnections();
+    expectRejectedBy(await reply, owner);
+  });
+});
+
 describe('topology refresh', () => {
   it('is not checked: it reads from a node whose circuit is open', async () => {
     // Seeds through the proxies too, so that black-holing them leaves only the open node.
