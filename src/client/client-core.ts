@@ -8,10 +8,16 @@ import {
   RespireCircuitOpenError,
   RespireConnectionError,
   type RespireEndpoint,
+  RespireServerError,
   RespireTimeoutError,
 } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
-import type { Command, CommandOptions, ReplyTransform } from '../transport/command.js';
+import {
+  type Command,
+  CommandFlags,
+  type CommandOptions,
+  type ReplyTransform,
+} from '../transport/command.js';
 import { Batch, type BatchDispatcher } from './batch.js';
 import { type ClientCircuit, circuitRegistry } from './circuit-gate.js';
 import { Commander } from './commander.js';
@@ -27,12 +33,13 @@ import { isReadOnlyCommand } from './read-only-commands.js';
 import { refusedCommand } from './refused-commands.js';
 import type { Router } from './router.js';
 import { errorSinkFor } from './scripting.js';
+import type { TransactionPlace } from './transaction-run.js';
 import type { WatchSession } from './watch-session.js';
 
 /** What a router may set on a node it makes (EndpointNodeSettings). */
 export type NodeExtras = Pick<
   EndpointNodeSettings,
-  'setupCommands' | 'onShardChannelDropped' | 'onConnectionLost'
+  'setupCommands' | 'onShardChannelDropped' | 'onReconnecting'
 >;
 
 /** Makes the nodes a router needs, sharing the client's telemetry and circuit registry. */
@@ -192,7 +199,7 @@ export class ClientCore extends Commander {
     return new Transaction({
       route: (entries) => {
         const node = this.router.transactionNode(entries);
-        return node instanceof Error ? node : { target: node.transactionTarget, tracker: node.transactions };
+        return node instanceof Error ? node : this.transactionPlace(node);
       },
       commandTimeout: this.options.commandTimeout,
       clock: this.options.clock,
@@ -212,7 +219,7 @@ export class ClientCore extends Commander {
       this.errorSink?.(node);
       return Promise.reject(node);
     }
-    return node.sessions.watch(list);
+    return this.watchOn(node, list, 0);
   }
 
   /**
@@ -236,6 +243,41 @@ export class ClientCore extends Commander {
   /** Opens what `connect()` waits for (the router's first connections). */
   protected start(): Promise<void> {
     return this.router.start();
+  }
+
+  /**
+   * WATCH on `node`; in Cluster mode a WATCH that meets MOVED (or TRYAGAIN) opens the session where
+   * the router says, as a transaction would go (`transactionRedirect`). After ASK the session's
+   * MULTI would need ASKING too: that error reaches the caller.
+   */
+  private async watchOn(node: EndpointNode, keys: RedisArgument[], hops: number): Promise<WatchSession> {
+    try {
+      return await node.sessions.watch(keys);
+    } catch (error) {
+      const next =
+        error instanceof RespireServerError
+          ? this.router.transactionRedirect?.(error, hops + 1, node, false)
+          : undefined;
+      if (next === undefined || next.asking) throw error;
+      if (next.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, next.delayMs));
+      return this.watchOn(next.node, keys, hops + 1);
+    }
+  }
+
+  /** A node's pipeline for a transaction, and where it goes after a MOVED or ASK (Cluster). */
+  private transactionPlace(node: EndpointNode): TransactionPlace {
+    const router = this.router;
+    if (router.transactionRedirect === undefined) {
+      return { target: node.transactionTarget, tracker: node.transactions };
+    }
+    return {
+      target: node.transactionTarget,
+      tracker: node.transactions,
+      redirect: (cause, hops, asking) => {
+        const next = router.transactionRedirect!(cause, hops, node, asking);
+        return next && { ...this.transactionPlace(next.node), asking: next.asking, delayMs: next.delayMs };
+      },
+    };
   }
 
   private subscribeTo(
@@ -303,7 +345,12 @@ export class ClientCore extends Commander {
     // recorded on its own (BREAKER.md 17); a circuit rejection ends the loop (mayRetry).
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.callOnce(args, transform, options, flags);
+        return await this.callOnce(
+          args,
+          transform,
+          options,
+          attempt === 1 ? flags : flags | CommandFlags.Retry,
+        );
       } catch (error) {
         if (attempt >= this.options.retryAttempts || !mayRetry(error, args)) throw error;
         this.telemetry.commandRetry(this.router.endpoint);

@@ -14,6 +14,7 @@ import { invalidTimeout, isTimeout } from './prepare-command.js';
 import { refusedCommand } from './refused-commands.js';
 import {
   type TransactionEnd,
+  type TransactionPlace,
   TransactionRun,
   type TransactionTarget,
   type TransactionTracker,
@@ -28,12 +29,6 @@ export interface TransactionOptions {
 }
 
 /** What a transaction needs from its owner (the client, or a WATCH session). */
-/** Where a transaction is written, and what tracks it across reconnects. */
-export interface TransactionPlace {
-  readonly target: TransactionTarget;
-  readonly tracker?: TransactionTracker | undefined;
-}
-
 export interface TransactionContext {
   /** A fixed place (a WATCH session's connection); or `route` decides at `exec()`. */
   readonly target?: TransactionTarget | undefined;
@@ -150,7 +145,10 @@ export class Transaction<Conflict extends null = never> extends Commander {
       context.onEnd?.({ watchCleared: false });
       return Promise.resolve([]);
     }
-    const place = context.route?.(live) ?? { target: context.target!, tracker: context.tracker };
+    const place: TransactionPlace | Error = context.route?.(live) ?? {
+      target: context.target!,
+      tracker: context.tracker,
+    };
     if (place instanceof Error) return this.refuse(place, true);
     const run = new TransactionRun(live, {
       target: place.target,
@@ -158,6 +156,7 @@ export class Transaction<Conflict extends null = never> extends Commander {
       signal: options?.signal,
       watched: context.watched,
       tracker: place.tracker,
+      redirect: place.redirect,
       onEnd: context.onEnd,
     });
     if (commandsTraced()) this.trace(live, run.promise, place.target);

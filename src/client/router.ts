@@ -2,7 +2,7 @@
 // router, which picks the node it goes to. Standalone is the one-node router (standalone-router.ts);
 // Cluster and Sentinel implement the same interface above the core (src/cluster, src/sentinel),
 // which never imports them (STYLE.md "Layers").
-import type { RespireEndpoint } from '../errors.js';
+import type { RespireEndpoint, RespireServerError } from '../errors.js';
 import type { Command } from '../transport/command.js';
 import type { ClientCircuit } from './circuit-gate.js';
 import type { RedisArgument } from './commands/caller.js';
@@ -21,6 +21,18 @@ export interface Router {
   send(command: Command<unknown>): void;
   /** The node a transaction of these entries runs on, or the error that fails it with nothing sent. */
   transactionNode(entries: readonly Command<unknown>[]): EndpointNode | Error;
+  /**
+   * Cluster: the node a transaction whose EXEC failed on `from` with a redirect (MOVED, ASK,
+   * TRYAGAIN) is resent to, after `hops` redirects in all, with ASKING first or not, after
+   * `delayMs`; undefined fails it (transaction-run.ts TransactionRedirect). Also where a WATCH
+   * that failed so goes.
+   */
+  transactionRedirect?(
+    cause: RespireServerError,
+    hops: number,
+    from: EndpointNode,
+    asking: boolean,
+  ): { readonly node: EndpointNode; readonly asking: boolean; readonly delayMs?: number } | undefined;
   /** The node a WATCH session on these keys runs on, or the error that fails `watch()`. */
   watchNode(keys: readonly RedisArgument[]): EndpointNode | Error;
   /** The node subscriptions of this kind and these names go to. */

@@ -37,6 +37,27 @@ export interface TransactionEnd {
   readonly circuitRejected?: boolean;
 }
 
+/** Where a transaction is written, and what tracks it across reconnects. */
+export interface TransactionPlace {
+  readonly target: TransactionTarget;
+  readonly tracker?: TransactionTracker | undefined;
+  /** Cluster: where the transaction goes when its EXEC is aborted by a MOVED or ASK (see below). */
+  readonly redirect?: TransactionRedirect | undefined;
+}
+
+/**
+ * Cluster (PROTOCOL.md §2.3): a MOVED or ASK at queue time aborts the EXEC, and a TRYAGAIN (keys
+ * split by a migration) answers it; nothing ran. The whole MULTI…EXEC is then resent to the place
+ * this returns for that error (`asking`: ASKING right before MULTI; `delayMs`: after a pause),
+ * `hops` counting this redirect; undefined lets the error reach the caller. `asking` says whether
+ * the aborted run had ASKING.
+ */
+export type TransactionRedirect = (
+  cause: RespireServerError,
+  hops: number,
+  asking: boolean,
+) => (TransactionPlace & { readonly asking: boolean; readonly delayMs?: number }) | undefined;
+
 export interface TransactionRunOptions {
   readonly target: TransactionTarget;
   /** Reply deadline of every step, counted from its write; 0 = none. */
@@ -47,6 +68,11 @@ export interface TransactionRunOptions {
   /** Present for a reconnecting target: told when the target switches to a new connection. */
   readonly tracker: TransactionTracker | undefined;
   readonly onEnd: ((end: TransactionEnd) => void) | undefined;
+  readonly redirect?: TransactionRedirect | undefined;
+  /** Write ASKING right before MULTI (a transaction resent after ASK). */
+  readonly asking?: boolean | undefined;
+  /** Redirects followed before this run. */
+  readonly hops?: number | undefined;
 }
 
 /**
@@ -109,6 +135,8 @@ export class TransactionRun implements AbortTarget {
   /** Queue-time errors (wrong arity, unknown command…), by entry index. */
   private readonly queueErrors: (RespireServerError | undefined)[] = [];
   private multiError: RespireServerError | undefined;
+  /** MULTI's position: 1 behind an ASKING, which then is the step the circuit admits. */
+  private readonly multiAt: number;
   private ended = false;
   /** Set while this run fails its own steps, so their failures do not come back to it. */
   private dropping = false;
@@ -119,6 +147,7 @@ export class TransactionRun implements AbortTarget {
     private readonly entries: readonly Command<unknown>[],
     private readonly options: TransactionRunOptions,
   ) {
+    this.multiAt = options.asking ? 1 : 0;
     this.promise = new Promise((resolve, reject) => {
       this.resolveRun = resolve;
       this.rejectRun = reject;
@@ -138,7 +167,8 @@ export class TransactionRun implements AbortTarget {
       this.end(signal.reason, false);
       return;
     }
-    this.steps.push(new TransactionStep(['MULTI'], timeoutMs, this, 0));
+    if (this.options.asking) this.steps.push(new TransactionStep(['ASKING'], timeoutMs, this, 0));
+    this.steps.push(new TransactionStep(['MULTI'], timeoutMs, this, this.steps.length));
     for (const entry of this.entries) {
       this.steps.push(new TransactionStep(entry.args, timeoutMs, this, this.steps.length));
     }
@@ -151,10 +181,12 @@ export class TransactionRun implements AbortTarget {
 
   onStepReply(step: TransactionStep, value: RespValue): void {
     const last = this.steps.length - 1;
-    if (step.position === 0) {
+    if (step.position < this.multiAt) {
+      // ASKING: its reply says nothing about the transaction.
+    } else if (step.position === this.multiAt) {
       if (value instanceof RespireServerError) this.multiError = value;
     } else if (step.position < last) {
-      if (value instanceof RespireServerError) this.queueErrors[step.position - 1] = value;
+      if (value instanceof RespireServerError) this.queueErrors[step.position - this.multiAt - 1] = value;
     } else {
       this.options.tracker?.delete(this);
       this.steps[0]!.reportHealth(Health.Success);
@@ -168,7 +200,7 @@ export class TransactionRun implements AbortTarget {
     // MULTI is out on a live connection but EXEC will not follow (a step failed before its write:
     // an acquire deadline, an admission refused; or a step timed out while EXEC still waited for
     // the socket to drain): the server holds an open MULTI that would swallow later commands.
-    const head = this.steps[0]!;
+    const head = this.steps[this.multiAt]!;
     const exec = this.steps[this.steps.length - 1]!;
     const multiWritten = step === head ? written : head.state !== CommandState.Queued;
     const execUnwritten = step === exec ? !written : exec.state === CommandState.Queued;
@@ -180,7 +212,7 @@ export class TransactionRun implements AbortTarget {
 
   /** The target reconnected: a MULTI written on the old connection died with it. */
   onNewConnection(): void {
-    if (this.steps[0]!.state === CommandState.Queued) return;
+    if (this.steps[this.multiAt]!.state === CommandState.Queued) return;
     const error = new RespireConnectionError('connection lost during a transaction; EXEC was not sent', {
       endpoint: this.options.target.endpoint,
       written: false,
@@ -194,7 +226,7 @@ export class TransactionRun implements AbortTarget {
    * it (the replies are read and dropped), and exec() rejects at once.
    */
   onAbort(reason: unknown): void {
-    if (this.steps[0]!.state === CommandState.Queued) this.dropUnwritten(reason);
+    if (this.steps[this.multiAt]!.state === CommandState.Queued) this.dropUnwritten(reason);
     this.end(reason, false);
   }
 
@@ -210,12 +242,40 @@ export class TransactionRun implements AbortTarget {
     } else if (value instanceof RespireServerError) {
       // EXECABORT: a queue-time error discarded the transaction; the first one is the cause.
       const cause = this.queueErrors.find((error) => error !== undefined);
+      if (this.redirected(value.code === 'EXECABORT' ? cause : value)) return;
       this.end(new RespireServerError(value.message, { endpoint, cause }), value.code === 'EXECABORT');
     } else if (Array.isArray(value) && value.length === this.entries.length) {
       this.deliver(value);
     } else {
       this.end(new RespireError('unexpected EXEC reply', { endpoint }), false);
     }
+  }
+
+  /**
+   * The EXEC failed with an error the router follows (TransactionRedirect): the same entries run
+   * again, whole, where it says; this run ends without settling them, and settles as that one does.
+   */
+  private redirected(cause: RespireServerError | undefined): boolean {
+    const { redirect } = this.options;
+    if (cause === undefined || redirect === undefined) return false;
+    const hops = (this.options.hops ?? 0) + 1;
+    const place = redirect(cause, hops, this.options.asking === true);
+    if (place === undefined) return false;
+    this.ended = true;
+    const signal = this.options.signal;
+    if (signal !== undefined) unwatchSignal(signal, this);
+    const next = new TransactionRun(this.entries, {
+      ...this.options,
+      target: place.target,
+      tracker: place.tracker,
+      redirect: place.redirect,
+      asking: place.asking,
+      hops,
+    });
+    next.promise.then(this.resolveRun, this.rejectRun);
+    if (place.delayMs === undefined) next.start();
+    else setTimeout(() => next.start(), place.delayMs).unref();
+    return true;
   }
 
   /** Settles each entry from its EXEC result (its own reply conversion applied), then the run. */

@@ -6,7 +6,13 @@
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import { RespireServerError } from '../errors.js';
 import type { RespValue } from '../resp/types.js';
-import { Command, CommandFlags, type SettleObserver } from '../transport/command.js';
+import {
+  Command,
+  CommandFlags,
+  CommandState,
+  type HealthSink,
+  type SettleObserver,
+} from '../transport/command.js';
 import { Health } from '../transport/health.js';
 
 /** What decides whether an error reply is followed (the router). */
@@ -18,6 +24,9 @@ export interface RedirectFollower {
 }
 
 export class ClusterAttempt extends Command<RespValue> {
+  /** After an ASK: the ASKING written right before this attempt, which admits both. */
+  readonly asking: AskingPrefix | undefined;
+
   constructor(
     /** The caller's command (or a part of a split one): settles from the last attempt. */
     readonly origin: Command<unknown>,
@@ -26,24 +35,36 @@ export class ClusterAttempt extends Command<RespValue> {
     /** Redirects followed before this attempt. */
     readonly hops: number,
     private readonly follower: RedirectFollower,
+    asking: boolean,
   ) {
-    super(origin.args, origin.flags, undefined, origin.signal, origin.timeoutMs);
+    // Behind ASKING the attempt is not checked again (TransactionStep): ASKING's admission is its.
+    const flags = asking ? origin.flags | CommandFlags.TransactionStep : origin.flags;
+    super(origin.args, flags, undefined, origin.signal, origin.timeoutMs);
     this.observer = FORWARD;
+    this.asking = asking ? new AskingPrefix(this) : undefined;
+    this.gate = this.asking;
   }
 
   override reply(value: RespValue): void {
     if (
       value instanceof RespireServerError &&
-      !this.settled &&
-      !this.origin.settled &&
+      (isFireAndForget(this) || !(this.settled || this.origin.settled)) &&
       this.follower.follow(this, value)
     ) {
-      this.reportHealth(Health.Success);
+      // A fire-and-forget send records nothing, its redirect included (seed 000).
+      this.reportHealth(isFireAndForget(this) ? Health.None : Health.Success);
       this.observer = undefined;
       this.resolve(null);
       return;
     }
     super.reply(value);
+  }
+
+  /** Taken out unsent, to be sent elsewhere: it ends with no health outcome, the origin untouched. */
+  abandon(): void {
+    this.reportHealth(Health.None);
+    this.observer = undefined;
+    this.resolve(null);
   }
 
   /** Called by FORWARD with this attempt's outcome. */
@@ -60,6 +81,51 @@ export class ClusterAttempt extends Command<RespValue> {
       origin.reply(outcome as RespValue);
     }
   }
+}
+
+/**
+ * `ASKING`, written right before an ASK's attempt on the same connection (PROTOCOL.md §2.3). Seed
+ * 000 "Redis Cluster": the target is checked before ASKING is sent, so the circuit admits ASKING,
+ * and that one admission covers the attempt: ASKING's reply records nothing, the attempt's outcome
+ * is recorded (the attempt reports to this prefix as its HealthSink), and a rejection of ASKING
+ * fails the attempt with nothing sent. A half-open target thus spends one probe slot on the pair.
+ */
+export class AskingPrefix extends Command<RespValue> implements HealthSink {
+  constructor(private readonly attempt: ClusterAttempt) {
+    // Blocking like its attempt, so that a probe without a reply deadline is bounded (circuit-gate.ts).
+    super(['ASKING'], attempt.flags & CommandFlags.Blocking, undefined, undefined, attempt.timeoutMs);
+    // Nobody awaits ASKING's own promise.
+    this.promise.catch(ignore);
+  }
+
+  /** ASKING answered: its admission stays open until the attempt's outcome is known. */
+  override reply(value: RespValue): void {
+    this.resolve(value);
+  }
+
+  /** Rejected (by the circuit, a lost connection…): the attempt behind it is not sent alone. */
+  override reject(error: unknown): void {
+    super.reject(error);
+    if (this.attempt.state === CommandState.Queued) this.attempt.reject(error);
+  }
+
+  /** The attempt's outcome is the admission's; an attempt that ended unsent takes ASKING with it. */
+  complete(_attempt: Command<unknown>, health: Health): void {
+    this.reportHealth(health);
+    if (this.state === CommandState.Queued) this.resolve(null);
+  }
+}
+
+function isFireAndForget(command: { readonly flags: number }): boolean {
+  return (command.flags & CommandFlags.FireAndForget) !== 0;
+}
+
+/**
+ * Whether a command is still to be sent on (a redirect, a move): it has not settled, or it is a
+ * fire-and-forget send, settled when written, whose MOVED or ASK means the write did not happen.
+ */
+export function stillToSend(command: { readonly settled: boolean; readonly flags: number }): boolean {
+  return !command.settled || isFireAndForget(command);
 }
 
 /** One observer for every attempt: no closure per command. */

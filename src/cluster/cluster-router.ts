@@ -23,16 +23,16 @@ import {
   RespireServerError,
   RespireTimeoutError,
 } from '../errors.js';
-import { Command, CommandFlags } from '../transport/command.js';
-import { ClusterAttempt, type RedirectFollower } from './cluster-attempt.js';
+import { type Command, CommandFlags } from '../transport/command.js';
+import { ClusterAttempt, type RedirectFollower, stillToSend } from './cluster-attempt.js';
+import { type AttemptRouter, ClusterNodes } from './cluster-nodes.js';
 import { clusterScanReply, isScan, readClusterCursor } from './cluster-scan.js';
 import { ANY_SLOT, CROSS_SLOT, commandSlot, crossSlotError, sharedSlot } from './command-slot.js';
 import { aggregateReplies } from './fan-out.js';
 import { JoinedReply } from './joined-reply.js';
 import { keySlot } from './key-slot.js';
 import { withMovedSlot } from './moved-slot.js';
-import type { NodeAddress } from './node-address.js';
-import { classifyClusterError } from './redirect.js';
+import { type ClusterRedirect, classifyClusterError } from './redirect.js';
 import { splitBySlot } from './split-command.js';
 import { type ClusterNode, type ClusterTopology, UNASSIGNED } from './topology.js';
 import { TopologyRefresher } from './topology-refresher.js';
@@ -41,17 +41,23 @@ import { TopologyRefresher } from './topology-refresher.js';
 const RETRY_BACKOFF_MS = 10;
 const RETRY_BACKOFF_MAX_MS = 160;
 
-export class ClusterRouter implements Router, RedirectFollower {
-  private readonly nodes = new Map<string, EndpointNode>();
+export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
+  private readonly nodes: ClusterNodes;
   private readonly refresher: TopologyRefresher;
   private replicaTurn = 0;
   private closed = false;
 
   constructor(
     private readonly options: ResolvedOptions,
-    private readonly factory: NodeFactory,
+    factory: NodeFactory,
   ) {
-    this.refresher = new TopologyRefresher(options, (topology) => this.adopt(topology));
+    this.refresher = new TopologyRefresher(options, (topology) => this.nodes.adopt(topology, this));
+    this.nodes = new ClusterNodes(
+      factory,
+      options.readFrom,
+      () => this.refresher.requestRefresh(),
+      (channel, listeners) => this.moveShardChannel(channel, listeners),
+    );
   }
 
   /** The first seed: the client's name for the cluster. */
@@ -98,6 +104,13 @@ export class ClusterRouter implements Router, RedirectFollower {
       return;
     }
     this.traced(command, node.endpoint);
+    if ((command.flags & CommandFlags.Retry) !== 0 && this.ownerLost(node)) {
+      // Seed 000 "Retries": ask the other primaries for the slot's owner first; a new owner admits
+      // the retry, the same one (or none) rejects it without connecting (its circuit is open).
+      const again = () => this.dispatch(command, slot, 0);
+      this.refresher.refresh().then(again, again);
+      return;
+    }
     this.write(command, node, 0, false);
   }
 
@@ -125,23 +138,23 @@ export class ClusterRouter implements Router, RedirectFollower {
   }
 
   subscriberNodes(): readonly EndpointNode[] {
-    return [...this.nodes.values()];
+    return this.nodes.all();
   }
 
   circuitOf(endpoint: RespireEndpoint): ClientCircuit | undefined {
-    return this.nodes.get(endpointKey(endpoint))?.circuit;
+    return this.nodes.circuitOf(endpoint);
   }
 
   close(): Promise<void> {
     this.closed = true;
     this.refresher.stop();
-    return Promise.all([...this.nodes.values()].map((node) => node.close())).then(() => undefined);
+    return this.nodes.close();
   }
 
   destroy(): void {
     this.closed = true;
     this.refresher.stop();
-    for (const node of this.nodes.values()) node.destroy();
+    this.nodes.destroy();
   }
 
   /** RedirectFollower: MOVED and ASK to their target, TRYAGAIN and CLUSTERDOWN after a pause. */
@@ -157,14 +170,9 @@ export class ClusterRouter implements Router, RedirectFollower {
     switch (redirect.kind) {
       case 'moved':
       case 'ask': {
-        if (redirect.kind === 'moved') this.refresher.requestRefresh();
-        if (redirect.target === null) {
-          this.later(hops, () => this.dispatch(origin, redirect.slot, hops));
-          return true;
-        }
-        if (redirect.kind === 'moved')
-          this.refresher.patch((topology) => withMovedSlot(topology, redirect.slot, redirect.target!));
-        this.write(origin, this.nodeAt(redirect.target), hops, redirect.kind === 'ask');
+        const target = this.redirectTarget(redirect);
+        if (target === undefined) this.later(hops, () => this.dispatch(origin, redirect.slot, hops));
+        else this.write(origin, target, hops, redirect.kind === 'ask');
         return true;
       }
       case 'clusterdown':
@@ -175,6 +183,28 @@ export class ClusterRouter implements Router, RedirectFollower {
         this.later(hops, () => this.write(origin, attempt.node, hops, false));
         return true;
     }
+  }
+
+  /**
+   * A transaction whose EXEC a MOVED or ASK aborted (PROTOCOL.md §2.3) goes whole to the target,
+   * ASKING before MULTI after an ASK; after TRYAGAIN, to the same node as before, after the
+   * backoff. CLUSTERDOWN and unusable targets reach the caller.
+   */
+  transactionRedirect(
+    cause: RespireServerError,
+    hops: number,
+    from: EndpointNode,
+    asking: boolean,
+  ): { node: EndpointNode; asking: boolean; delayMs?: number } | undefined {
+    if (this.closed || hops > this.options.cluster.maxRedirections) return undefined;
+    const redirect = classifyClusterError(cause, {
+      blankHost: this.announcedHost(from),
+      addressMap: this.options.cluster.addressMap,
+    });
+    if (redirect?.kind === 'tryagain') return { node: from, asking, delayMs: backoff(hops) };
+    if (redirect?.kind !== 'moved' && redirect?.kind !== 'ask') return undefined;
+    const node = this.redirectTarget(redirect);
+    return node === undefined ? undefined : { node, asking: redirect.kind === 'ask' };
   }
 
   /** RedirectFollower: a connection failure or a reply deadline on a node may mean it moved or died. */
@@ -188,9 +218,22 @@ export class ClusterRouter implements Router, RedirectFollower {
     }
   }
 
+  /**
+   * The node a MOVED or ASK names; a MOVED patches the slot at once and schedules a refresh. Undefined
+   * when the server named no usable address (the refresh then brings the owner).
+   */
+  private redirectTarget(redirect: ClusterRedirect & { kind: 'moved' | 'ask' }): EndpointNode | undefined {
+    const { target, slot } = redirect;
+    if (redirect.kind === 'moved') {
+      this.refresher.requestRefresh();
+      if (target !== null) this.refresher.patch((topology) => withMovedSlot(topology, slot, target));
+    }
+    return target === null ? undefined : this.nodes.at(target);
+  }
+
   /** Sends the origin (or a part) by its slot, as a new hop; a keyless one to any primary. */
   private dispatch(origin: Command<unknown>, slot: number, hops: number): void {
-    if (origin.settled) return;
+    if (!stillToSend(origin)) return;
     const node = slot < 0 ? this.anyPrimary() : this.nodeForSlot(slot, origin);
     if (node instanceof Error) origin.reject(node);
     else this.write(origin, node, hops, false);
@@ -198,14 +241,9 @@ export class ClusterRouter implements Router, RedirectFollower {
 
   /** One attempt on `node`; with `asking`, ASKING is written right before it on the same connection. */
   private write(origin: Command<unknown>, node: EndpointNode, hops: number, asking: boolean): void {
-    if (origin.settled) return;
-    const attempt = new ClusterAttempt(origin, node, hops, this);
-    if (asking) {
-      const prefix = new Command(['ASKING'], 0, undefined, undefined, origin.timeoutMs);
-      prefix.promise.catch(ignore);
-      node.main.enqueue(prefix as Command<unknown>);
-    }
-    node.send(attempt as Command<unknown>, false);
+    if (!stillToSend(origin)) return;
+    const attempt = new ClusterAttempt(origin, node, hops, this, asking);
+    node.send(attempt as Command<unknown>, false, attempt.asking as Command<unknown> | undefined);
   }
 
   /** Keyless: SCAN node by node; by the request-policy tip to every primary (or node); else one primary. */
@@ -229,7 +267,7 @@ export class ClusterRouter implements Router, RedirectFollower {
       );
       this.traced(command, this.options.endpoint);
       joined.parts.forEach((part, i) => {
-        this.write(part, this.nodeAt(targets[i]!), 0, false);
+        this.write(part, this.nodes.at(targets[i]!), 0, false);
       });
       return;
     }
@@ -251,7 +289,7 @@ export class ClusterRouter implements Router, RedirectFollower {
       command.reject(new RespireServerError(`ERR invalid cursor ${String(args[1])} for a cluster SCAN`));
       return;
     }
-    const node = this.nodeAt(primaries[position.primary]!);
+    const node = this.nodes.at(primaries[position.primary]!);
     const page = [args[0]!, position.cursor, ...args.slice(2)];
     const joined = new JoinedReply(command, [page], (replies) =>
       clusterScanReply(replies[0]!, position.primary, primaries.length),
@@ -270,23 +308,23 @@ export class ClusterRouter implements Router, RedirectFollower {
       (command.flags & CommandFlags.Blocking) !== 0 ||
       !isReadOnlyCommand(command.args)
     ) {
-      return this.nodeAt(owner);
+      return this.nodes.at(owner);
     }
     const replicas = owner.replicas;
     if (replicas.length === 0) {
-      if (readFrom === 'replicaPreferred') return this.nodeAt(owner);
+      if (readFrom === 'replicaPreferred') return this.nodes.at(owner);
       return new RespireConnectionError(
         `no healthy replica of ${owner.endpoint.host}:${owner.endpoint.port} for slot ${slot} (readFrom: 'replica')`,
         { endpoint: owner.endpoint, written: false },
       );
     }
     const replica = this.topology.nodes[replicas[this.replicaTurn++ % replicas.length]!]!;
-    return this.nodeAt(replica);
+    return this.nodes.at(replica);
   }
 
   private primaryForSlot(slot: number): EndpointNode | Error {
     const owner = this.ownerOf(slot);
-    return owner instanceof Error ? owner : this.nodeAt(owner);
+    return owner instanceof Error ? owner : this.nodes.at(owner);
   }
 
   /** The slot's primary; an unserved slot is CLUSTERDOWN, as the server would say, and a refresh. */
@@ -303,7 +341,7 @@ export class ClusterRouter implements Router, RedirectFollower {
   private anyPrimary(turn?: number): EndpointNode | Error {
     const primaries = this.primaries();
     if (primaries.length === 0) return this.noNodeError();
-    return this.nodeAt(primaries[(turn ?? this.replicaTurn++) % primaries.length]!);
+    return this.nodes.at(primaries[(turn ?? this.replicaTurn++) % primaries.length]!);
   }
 
   private primaries(): ClusterNode[] {
@@ -312,22 +350,6 @@ export class ClusterRouter implements Router, RedirectFollower {
 
   private onlineNodes(): ClusterNode[] {
     return this.topology.nodes.filter((node) => node.health === 'online');
-  }
-
-  /** The node for an address, made (and its connection opened in the background) on first use. */
-  private nodeAt(address: NodeAddress | ClusterNode): EndpointNode {
-    let node = this.nodes.get(address.key);
-    if (node === undefined) {
-      const known = this.refresher.topology?.byKey.get(address.key);
-      const role = known === undefined ? 'primary' : this.topology.nodes[known]!.role;
-      node = this.factory.create(address.endpoint, {
-        setupCommands: role === 'replica' ? [['READONLY']] : undefined,
-        onShardChannelDropped: this.moveShardChannel,
-      });
-      this.nodes.set(address.key, node);
-      if (!this.closed) node.startInBackground();
-    }
-    return node;
   }
 
   /**
@@ -348,13 +370,21 @@ export class ClusterRouter implements Router, RedirectFollower {
       .catch(ignore);
   };
 
-  /** A new topology: nodes it no longer lists are closed (what is in flight there may finish). */
-  private adopt(topology: ClusterTopology): void {
-    for (const [key, node] of this.nodes) {
-      if (topology.byKey.has(key)) continue;
-      this.nodes.delete(key);
-      node.close().catch(ignore);
-    }
+  /** A node with no connection whose circuit is open, while other primaries are known. */
+  private ownerLost(node: EndpointNode): boolean {
+    return node.main.current === undefined && node.circuit?.state === 'open' && this.primaries().length > 1;
+  }
+
+  /** AttemptRouter: the node for a waiting attempt's slot by the current map (keyless ones stay). */
+  nodeFor(attempt: ClusterAttempt, waitingOn: EndpointNode): EndpointNode {
+    const slot = commandSlot(attempt.origin.args);
+    const node = slot < 0 ? waitingOn : this.nodeForSlot(slot, attempt.origin);
+    return node instanceof Error ? waitingOn : node;
+  }
+
+  /** AttemptRouter: an attempt taken from a node it waited on in vain, sent on `node`. */
+  resend(attempt: ClusterAttempt, node: EndpointNode): void {
+    this.write(attempt.origin, node, attempt.hops, false);
   }
 
   /** The announced host of a node: a blank host in its MOVED or ASK stands for it. */
@@ -365,8 +395,7 @@ export class ClusterRouter implements Router, RedirectFollower {
 
   /** Runs `send` after the backoff for the hop (TRYAGAIN, CLUSTERDOWN, a target to look up). */
   private later(hops: number, send: () => void): void {
-    const delay = Math.min(RETRY_BACKOFF_MAX_MS, RETRY_BACKOFF_MS * 2 ** (hops - 1));
-    setTimeout(send, delay).unref();
+    setTimeout(send, backoff(hops)).unref();
   }
 
   private traced(command: Command<unknown>, endpoint: RespireEndpoint): void {
@@ -379,6 +408,11 @@ export class ClusterRouter implements Router, RedirectFollower {
       written: false,
     });
   }
+}
+
+/** The pause before hop `hops` of a TRYAGAIN or CLUSTERDOWN. */
+function backoff(hops: number): number {
+  return Math.min(RETRY_BACKOFF_MAX_MS, RETRY_BACKOFF_MS * 2 ** (hops - 1));
 }
 
 function ignore(): void {}

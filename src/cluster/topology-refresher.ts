@@ -97,7 +97,8 @@ export class TopologyRefresher {
     if (this.periodic !== undefined) clearTimeout(this.periodic);
   }
 
-  private refresh(): Promise<void> {
+  /** A refresh now (the one in flight, if any); rejects when no node answered. */
+  refresh(): Promise<void> {
     this.refreshing ??= this.readFromAny().finally(() => {
       this.refreshing = undefined;
     });

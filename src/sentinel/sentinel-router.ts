@@ -180,7 +180,7 @@ export class SentinelRouter implements Router {
    */
   private makeNode(endpoint: RespireEndpoint, replica = false): EndpointNode {
     return this.factory.create(endpoint, {
-      onConnectionLost: () => {
+      onReconnecting: () => {
         if (!this.closed)
           this.watcher?.resolveAgain(replica ? 'replica reconnect' : 'reconnect').catch(ignore);
       },

@@ -180,6 +180,20 @@ export class Channel {
   }
 
   /**
+   * Takes out the unwritten commands `select` picks (all by default), in order, to send elsewhere
+   * (a moved Cluster slot; a new Sentinel primary, seed 000: before acceptance, commands move and
+   * are admitted there). A probe ticket one took while waiting ends with no outcome; each keeps its
+   * acquire deadline, so it waits no longer than it would have here.
+   */
+  takeUnwritten(select: (command: Command<unknown>) => boolean = () => true): Command<unknown>[] {
+    const pick = (command: Command<unknown>) => command.state === CommandState.Queued && select(command);
+    const taken = [...this.queue.extract(pick), ...this.waiters.extract(pick)];
+    for (const command of taken) command.reportHealth(Health.None);
+    this.notifyDrained();
+    return taken;
+  }
+
+  /**
    * Stops accepting commands, writes what is queued (commands that cannot be written while
    * disconnected fail unsent), waits for every reply in flight, then QUITs.
    */
@@ -428,21 +442,6 @@ export class Channel {
       command.reportHealth(Health.None);
       return error;
     });
-  }
-
-  /**
-   * Takes every command not yet written out of the channel, in order, for another endpoint to send
-   * (seed 000 "Sentinel": before acceptance, commands move to the new primary and are admitted
-   * there). A probe ticket one took while waiting ends with no outcome; each keeps its acquire
-   * deadline, so it waits no longer than it would have here.
-   */
-  takeUnwritten(): Command<unknown>[] {
-    const taken: Command<unknown>[] = [];
-    this.drainUnwritten((command) => {
-      command.reportHealth(Health.None);
-      taken.push(command);
-    });
-    return taken;
   }
 
   /** Empties the queue and the waiters, handing each live command to `each`, in order. */

@@ -57,6 +57,8 @@ export const CommandFlags = {
    * EVAL instead, so that reply is no caller's error and is not told to the error sink.
    */
   ScriptBySha: 32,
+  /** A retry of a failed command (client-core.ts): a Cluster router looks up its owner first. */
+  Retry: 64,
 } as const;
 
 /**

@@ -56,6 +56,17 @@ export class RingQueue<T> {
     this.size = kept;
   }
 
+  /** Removes the entries `pick` returns true for, preserving order, and returns them. O(n). */
+  extract(pick: (item: T) => boolean): T[] {
+    const picked: T[] = [];
+    this.filter((item) => {
+      if (!pick(item)) return true;
+      picked.push(item);
+      return false;
+    });
+    return picked;
+  }
+
   private grow(): void {
     const old = this.slots;
     const next = new Array<T | undefined>(old.length * 2);

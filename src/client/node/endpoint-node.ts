@@ -26,8 +26,8 @@ export interface EndpointNodeSettings {
   readonly circuits: ReturnType<typeof circuitRegistry> | undefined;
   /** Commands every connection of the node runs after its handshake (READONLY on a replica). */
   readonly setupCommands?: readonly (readonly string[])[] | undefined;
-  /** The shared connection was lost (not closed by the client): Sentinel asks where the primary is. */
-  readonly onConnectionLost?: (() => void) | undefined;
+  /** Told each time the shared connection is lost or a reconnect fails (Cluster refreshes, Sentinel asks again). */
+  readonly onReconnecting?: (() => void) | undefined;
   /** The server dropped a shard channel by itself (its slot moved): Cluster subscribes it anew. */
   readonly onShardChannelDropped?:
     | ((channel: string, listeners: ReadonlySet<PubSubListener>) => void)
@@ -74,11 +74,11 @@ export class EndpointNode {
         this.transactions.onConnect();
         connections.connected();
       },
-      onDisconnect: (error) => {
-        connections.disconnected(error);
-        if (error !== undefined) settings.onConnectionLost?.();
+      onDisconnect: connections.disconnected,
+      onReconnectScheduled: (attempt, delay, cause) => {
+        connections.reconnecting(attempt, delay, cause);
+        settings.onReconnecting?.();
       },
-      onReconnectScheduled: connections.reconnecting,
     });
     this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
     this.lender = this.dedicatedLender();
@@ -119,11 +119,12 @@ export class EndpointNode {
    * Sends one command: blocking ones on a dedicated connection, the rest on the shared pipeline.
    * Here the `respire:command:*` channels see it (diagnostics.ts), with the endpoint it went to,
    * unless a router traced the caller's command itself (`traced` false for its attempts).
+   * `prefix` (a Cluster ASKING) is written right before it, on the same connection.
    */
-  send(command: Command<unknown>, traced = true): void {
+  send(command: Command<unknown>, traced = true, prefix?: Command<unknown>): void {
     if (traced) traceCommand(command, this.endpoint, this.settings.options.clock);
-    if ((command.flags & CommandFlags.Blocking) !== 0) this.runDedicated(command);
-    else this.main.enqueue(command);
+    if ((command.flags & CommandFlags.Blocking) !== 0) this.runDedicated(command, prefix);
+    else enqueueAfter(this.main, prefix, command);
   }
 
   /** Waits for every reply in flight, then closes every connection of the node. */
@@ -162,10 +163,10 @@ export class EndpointNode {
   }
 
   /** A blocking command borrows a connection of its own for as long as it runs. */
-  private runDedicated(command: Command<unknown>): void {
+  private runDedicated(command: Command<unknown>, prefix: Command<unknown> | undefined): void {
     this.lender.acquire().then(
       (channel) => {
-        channel.enqueue(command);
+        enqueueAfter(channel, prefix, command);
         command.promise.then(
           // A fire-and-forget command settles when written: the server is still blocked on it.
           () =>
@@ -182,4 +183,14 @@ export class EndpointNode {
       (error) => command.reject(error),
     );
   }
+}
+
+/** `prefix` and then `command` into one channel's queue, so they leave on one connection, in order. */
+function enqueueAfter(
+  channel: Channel,
+  prefix: Command<unknown> | undefined,
+  command: Command<unknown>,
+): void {
+  if (prefix !== undefined) channel.enqueue(prefix);
+  if (!command.settled) channel.enqueue(command);
 }
