@@ -20,7 +20,8 @@ export class RespireClient extends ClientCore {
     const client = new RespireClient(resolved, (nodes) => {
       if (sentinel !== undefined) return new SentinelRouter(resolved, nodes, sentinel);
       if (resolved.mode === 'cluster') return new ClusterRouter(resolved, nodes);
-      return new StandaloneRouter(nodes.create(resolved.endpoint));
+      const replicas = resolved.replicaEndpoints.map((endpoint) => nodes.create(endpoint));
+      return new StandaloneRouter(nodes.create(resolved.endpoint), replicas, resolved.readFrom);
     });
     try {
       await client.start();

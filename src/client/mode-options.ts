@@ -46,6 +46,7 @@ export interface ModeOptionsInput {
   cluster?: RespireClusterOptions | undefined;
   readFrom?: ReadFrom | undefined;
   database?: number | undefined;
+  replicaEndpoints?: unknown;
 }
 
 export interface ResolvedModeOptions {
@@ -81,11 +82,23 @@ export function resolveModeOptions(options: ModeOptionsInput): ResolvedModeOptio
   if (readFrom !== undefined && !READ_FROM.includes(readFrom)) {
     throw new RespireConfigurationError('readFrom', readFrom, "'primary', 'replica' or 'replicaPreferred'");
   }
-  if (mode === 'standalone' && readFrom !== undefined && readFrom !== 'primary') {
+  if (mode !== 'standalone' && options.replicaEndpoints !== undefined) {
+    throw new RespireConfigurationError(
+      'replicaEndpoints',
+      options.replicaEndpoints,
+      'not set with useCluster or sentinel: those modes find their replicas',
+    );
+  }
+  if (
+    mode === 'standalone' &&
+    options.replicaEndpoints === undefined &&
+    readFrom !== undefined &&
+    readFrom !== 'primary'
+  ) {
     throw new RespireConfigurationError(
       'readFrom',
       readFrom,
-      "'primary' without useCluster or sentinel (replicas are read in those modes)",
+      "'primary' without useCluster, sentinel or replicaEndpoints (replicas are read in those modes)",
     );
   }
   if (mode !== 'cluster' && cluster !== undefined) {

@@ -44,6 +44,11 @@ export interface RespireOptions {
   cluster?: RespireClusterOptions;
   /** Where read-only commands go in Cluster and Sentinel mode: `primary` (default), `replica`, `replicaPreferred`. */
   readFrom?: ReadFrom;
+  /**
+   * Standalone read replicas: read-only commands go to them under `readFrom`, everything else to
+   * `endpoints[0]`. Not with `circuitBreaker` (seed 000 "Limits").
+   */
+  replicaEndpoints?: RespireEndpointInput[];
   /** Sentinel mode (API.md "Sentinel"): the sentinels find the primary; `endpoints` is then not set. */
   sentinel?: RespireSentinelOptions;
   username?: string;
@@ -87,6 +92,8 @@ export interface ResolvedOptions extends ResolvedModeOptions {
   endpoint: RespireEndpoint;
   /** Every configured endpoint: the standalone one, or the Cluster seeds. */
   endpoints: readonly RespireEndpoint[];
+  /** Standalone read replicas (`replicaEndpoints`); empty otherwise. */
+  replicaEndpoints: readonly RespireEndpoint[];
   username: string | undefined;
   password: string | undefined;
   clientName: string | undefined;
@@ -116,6 +123,7 @@ const OPTION_NAMES = Object.keys({
   cluster: true,
   readFrom: true,
   sentinel: true,
+  replicaEndpoints: true,
   username: true,
   password: true,
   clientName: true,
@@ -190,6 +198,7 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
     ...modeOptions,
     endpoint: parsed[0]!,
     endpoints: modeOptions.mode === 'sentinel' ? [] : parsed,
+    replicaEndpoints: replicaEndpoints(options.replicaEndpoints),
     username: optionalString(options.username, 'username'),
     password: optionalString(options.password, 'password'),
     clientName: clientName(options.clientName),
@@ -209,6 +218,14 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
     clock: options.clock ?? systemClock,
     random,
   };
+}
+
+function replicaEndpoints(value: unknown): RespireEndpoint[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new RespireConfigurationError('replicaEndpoints', value, 'an array of one or more endpoints');
+  }
+  return value.map((endpoint, i) => parseEndpoint(endpoint, `replicaEndpoints[${i}]`));
 }
 
 /** An integer option in [min, max], or its default when absent. */

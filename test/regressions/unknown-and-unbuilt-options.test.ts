@@ -59,7 +59,6 @@ describe('unknown option names', () => {
 describe('options of features not built yet', () => {
   const unbuilt: [options: unknown, option: string][] = [
     [{ ...BASE, clientSideCache: { maxEntries: 100 } }, 'clientSideCache'],
-    [{ ...BASE, replicaEndpoints: ['127.0.0.1:6380'] }, 'replicaEndpoints'],
     [{ url: 'redis://127.0.0.1:6379' }, 'url'],
     [{ endpoints: ['redis://127.0.0.1:6379'] }, 'endpoints[0]'],
     [{ endpoints: [{ path: '/tmp/redis.sock' }] }, 'endpoints[0].path'],
