@@ -62,7 +62,7 @@ const doubleText = fc.oneof(
     if (style === 2) return value.toExponential().toUpperCase();
     if (style === 3) return value.toPrecision(17);
     const text = Object.is(value, -0) ? '-0' : String(value);
-    return style === 4 && value >= 0 ? `+${text}` : text;
+    return style === 4 && !text.startsWith('-') ? `+${text}` : text;
   }),
   fc.constantFrom('inf', '-inf', '+inf', 'INF', '-Inf', 'nan', '-nan', 'NAN', 'NaN', 'nan(123)', '-0', '10'),
 );
