@@ -1,8 +1,6 @@
 // Public entry point of the `respire` package.
 
 export type { RespireCircuitBreakerOptions } from './breaker/index.js';
-export type { Batch, BatchFailure } from './client/batch.js';
-export type { ClientCircuit } from './client/circuit-gate.js';
 export type { RedisArgument } from './client/commands/caller.js';
 export type { RedisCommands } from './client/commands/index.js';
 export type { ScanCursor } from './client/commands/scan.js';
@@ -26,7 +24,7 @@ export {
   RespireMetricGroups,
 } from './client/metrics.js';
 export type { AddressMap, ReadFrom, RespireClusterOptions } from './client/mode-options.js';
-export type { Transaction, TransactionOptions } from './client/multi.js';
+export type { ClientCircuit } from './client/node/circuit-gate.js';
 export type { RespireOptions, RespireRetryOptions } from './client/options.js';
 export type {
   PubSubErrorEvent,
@@ -34,10 +32,12 @@ export type {
   PubSubErrorSource,
   PubSubListener,
   SubscriptionKind,
-} from './client/pubsub.js';
+} from './client/pubsub/subscriber.js';
 export type { KeyScanOptions, ScanOptions } from './client/scan.js';
 export type { RedisScript, ScriptArgument, ScriptOptions } from './client/scripting.js';
-export type { WatchSession } from './client/watch-session.js';
+export type { Batch, BatchFailure } from './client/transactions/batch.js';
+export type { Transaction, TransactionOptions } from './client/transactions/multi.js';
+export type { WatchSession } from './client/transactions/watch-session.js';
 export * from './errors.js';
 export type { RespDecoderOptions, RespValue } from './resp/types.js';
 export { RespireClient } from './respire-client.js';

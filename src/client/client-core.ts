@@ -18,23 +18,23 @@ import {
   type CommandOptions,
   type ReplyTransform,
 } from '../transport/command.js';
-import { Batch, type BatchDispatcher } from './batch.js';
-import { type ClientCircuit, circuitRegistry } from './circuit-gate.js';
 import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
 import { checkedPrefix, KeyPrefixView } from './key-prefix-view.js';
 import { ClientTelemetry } from './metrics.js';
-import { Transaction } from './multi.js';
+import { type ClientCircuit, circuitRegistry } from './node/circuit-gate.js';
 import { EndpointNode, type EndpointNodeSettings } from './node/endpoint-node.js';
 import type { ResolvedOptions } from './options.js';
 import { prepareCommand } from './prepare-command.js';
-import type { PubSubErrorListener, PubSubListener, SubscriptionKind } from './pubsub.js';
+import type { PubSubErrorListener, PubSubListener, SubscriptionKind } from './pubsub/subscriber.js';
 import { isReadOnlyCommand } from './read-only-commands.js';
 import { refusedCommand } from './refused-commands.js';
 import type { Router } from './router.js';
 import { errorSinkFor } from './scripting.js';
-import type { TransactionPlace } from './transaction-run.js';
-import type { WatchSession } from './watch-session.js';
+import { Batch, type BatchDispatcher } from './transactions/batch.js';
+import { Transaction } from './transactions/multi.js';
+import type { TransactionPlace } from './transactions/transaction-run.js';
+import type { WatchSession } from './transactions/watch-session.js';
 
 /** What a router may set on a node it makes (EndpointNodeSettings). */
 export type NodeExtras = Pick<

@@ -4,10 +4,10 @@
 // which never imports them (STYLE.md "Layers").
 import type { RespireEndpoint, RespireServerError } from '../errors.js';
 import type { Command } from '../transport/command.js';
-import type { ClientCircuit } from './circuit-gate.js';
 import type { RedisArgument } from './commands/caller.js';
+import type { ClientCircuit } from './node/circuit-gate.js';
 import type { EndpointNode } from './node/endpoint-node.js';
-import type { SubscriptionKind } from './pubsub.js';
+import type { SubscriptionKind } from './pubsub/subscriber.js';
 
 export interface Router {
   /** The endpoint the client names as its own: the standalone endpoint, or the first seed. */

@@ -3,9 +3,9 @@
 // (`replicaPreferred` falls back to the primary while no replica has a connection).
 import { RespireConnectionError, type RespireEndpoint } from '../errors.js';
 import { type Command, CommandFlags } from '../transport/command.js';
-import type { ClientCircuit } from './circuit-gate.js';
 import { endpointKey } from './endpoint.js';
 import type { ReadFrom } from './mode-options.js';
+import type { ClientCircuit } from './node/circuit-gate.js';
 import type { EndpointNode } from './node/endpoint-node.js';
 import { isReadOnlyCommand } from './read-only-commands.js';
 import type { Router } from './router.js';

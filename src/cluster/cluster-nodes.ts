@@ -2,12 +2,13 @@
 // on first use with its connection opened in the background, closed when a refresh no longer lists
 // it; and, on each new map, the attempts waiting for a connection to a node that no longer serves
 // their slot moved to the node that does.
-import type { ClientCircuit } from '../client/circuit-gate.js';
+
 import type { NodeFactory } from '../client/client-core.js';
 import { endpointKey } from '../client/endpoint.js';
 import type { ReadFrom } from '../client/mode-options.js';
+import type { ClientCircuit } from '../client/node/circuit-gate.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
-import type { PubSubListener } from '../client/pubsub.js';
+import type { PubSubListener } from '../client/pubsub/subscriber.js';
 import type { RespireEndpoint } from '../errors.js';
 import type { Command } from '../transport/command.js';
 import { ClusterAttempt } from './cluster-attempt.js';

@@ -5,15 +5,15 @@
 // `cluster.maxRedirections` hops; the topology refreshed at start, on MOVED, CLUSTERDOWN and node
 // failures (rate-limited, coalesced), and every `cluster.refreshInterval`.
 
-import type { ClientCircuit } from '../client/circuit-gate.js';
 import type { NodeFactory } from '../client/client-core.js';
 import { commandSpecOf } from '../client/command-table.js';
 import type { RedisArgument } from '../client/commands/caller.js';
 import { traceCommand } from '../client/diagnostics.js';
 import { endpointKey } from '../client/endpoint.js';
+import type { ClientCircuit } from '../client/node/circuit-gate.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { ResolvedOptions } from '../client/options.js';
-import type { PubSubListener, SubscriptionKind } from '../client/pubsub.js';
+import type { PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
 import { isReadOnlyCommand } from '../client/read-only-commands.js';
 import type { Router } from '../client/router.js';
 import {

@@ -5,10 +5,10 @@
 // new write (its connections finish what is in flight, WATCH sessions fail with it). Every lost
 // data connection and every READONLY-looking disconnect makes the watcher ask again.
 
-import type { ClientCircuit } from '../client/circuit-gate.js';
 import type { NodeFactory } from '../client/client-core.js';
 import { clientErrorReporter } from '../client/diagnostics.js';
 import { endpointKey } from '../client/endpoint.js';
+import type { ClientCircuit } from '../client/node/circuit-gate.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { ResolvedOptions } from '../client/options.js';
 import { isReadOnlyCommand } from '../client/read-only-commands.js';

@@ -3,7 +3,7 @@
 // for commands without a connection, the bound on probes without a reply deadline, and `borrow`.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CircuitOutcome } from '../../src/breaker/index.js';
-import { CircuitGate, type CircuitTelemetry } from '../../src/client/circuit-gate.js';
+import { CircuitGate, type CircuitTelemetry } from '../../src/client/node/circuit-gate.js';
 import {
   RespireAuthenticationError,
   RespireCircuitOpenError,

@@ -4,8 +4,8 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'vitest';
-import type { ClientCircuit } from '../../src/client/circuit-gate.js';
 import type { RespireCounter, RespireMeter, RespireMetricAttributes } from '../../src/client/metrics.js';
+import type { ClientCircuit } from '../../src/client/node/circuit-gate.js';
 import {
   RespireCircuitOpenError,
   type RespireClient,

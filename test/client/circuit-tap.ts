@@ -4,7 +4,7 @@
 // were in flight there at once. Replies are counted before they are passed on, so the client never
 // learns of a reply before the tap does.
 import net from 'node:net';
-import type { ClientCircuit } from '../../src/client/circuit-gate.js';
+import type { ClientCircuit } from '../../src/client/node/circuit-gate.js';
 import { frameEnd, readRequest } from '../kit/resp-wire.js';
 
 /** What the client sends on its own when it connects: never admitted, so never counted. */

@@ -2,8 +2,8 @@
 // transaction is never split across connections, a refused MULTI sends nothing, and an open MULTI
 // left behind by a step that could not be written is closed with DISCARD.
 import { describe, expect, it } from 'vitest';
-import { Transaction } from '../../src/client/multi.js';
-import { type TransactionTarget, TransactionTracker } from '../../src/client/transaction-run.js';
+import { Transaction } from '../../src/client/transactions/multi.js';
+import { type TransactionTarget, TransactionTracker } from '../../src/client/transactions/transaction-run.js';
 import { RespireCircuitOpenError, RespireConnectionError, RespireTimeoutError } from '../../src/index.js';
 import type { RespValue } from '../../src/resp/types.js';
 import { type Command, CommandState } from '../../src/transport/command.js';

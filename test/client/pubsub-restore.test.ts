@@ -1,9 +1,9 @@
-// restoreCommands (src/client/pubsub-restore.ts) without a server: the commands it builds for the
+// restoreCommands (src/client/pubsub/pubsub-restore.ts) without a server: the commands it builds for the
 // confirmed subscriptions, the check of the count the server confirms, and a refusal's handling.
 import { describe, expect, it } from 'vitest';
-import type { PubSubErrorEvent } from '../../src/client/pubsub-errors.js';
-import { SubscriptionRegistry } from '../../src/client/pubsub-registry.js';
-import { restoreCommands } from '../../src/client/pubsub-restore.js';
+import type { PubSubErrorEvent } from '../../src/client/pubsub/pubsub-errors.js';
+import { SubscriptionRegistry } from '../../src/client/pubsub/pubsub-registry.js';
+import { restoreCommands } from '../../src/client/pubsub/pubsub-restore.js';
 import { RespireServerError } from '../../src/index.js';
 
 function confirmedRegistry(): SubscriptionRegistry {

@@ -3,7 +3,11 @@
 // cluster-enabled node deleting the slot), taking back a refused subscribe, and a refused restore.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { resolveOptions } from '../../src/client/options.js';
-import { type PubSubListener, Subscriber, type SubscriberOptions } from '../../src/client/pubsub.js';
+import {
+  type PubSubListener,
+  Subscriber,
+  type SubscriberOptions,
+} from '../../src/client/pubsub/subscriber.js';
 import { RespireClient, type RespireOptions, RespireServerError } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 

@@ -4,7 +4,7 @@
 import { once } from 'node:events';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { PubSubListener } from '../../src/client/pubsub.js';
+import type { PubSubListener } from '../../src/client/pubsub/subscriber.js';
 import type { RespireClient } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { useTestClients } from './support.js';

@@ -1,5 +1,5 @@
 // Regression (issue 10 review): past the open delay the first subscribe() opens the subscriber
-// connection through the circuit's check (pubsub.ts, CircuitGate.borrow). If the client is
+// connection through the circuit's check (pubsub/subscriber.ts, CircuitGate.borrow). If the client is
 // destroyed while that connection is still being opened, the subscribe fails because the client
 // closed it: at once (not at connectTimeout, when the abandoned handshake gives up), and, as seed
 // 000 records nothing for a failure the client caused, no transition and no probe is left held.

@@ -6,15 +6,15 @@
 import type { RespireEndpoint } from '../../errors.js';
 import { Channel, type ChannelOptions } from '../../transport/channel.js';
 import { type Command, CommandFlags } from '../../transport/command.js';
-import { CircuitGate, type ClientCircuit, type circuitRegistry } from '../circuit-gate.js';
-import { DedicatedPool } from '../dedicated-pool.js';
 import { clientErrorReporter, observeConnections, traceCommand } from '../diagnostics.js';
 import type { ClientTelemetry } from '../metrics.js';
 import type { ResolvedOptions } from '../options.js';
-import { type PubSubListener, Subscriber } from '../pubsub.js';
-import type { TransactionTarget, TransactionTracker } from '../transaction-run.js';
-import { TransactionTracker as Tracker } from '../transaction-run.js';
-import { type SessionPool, WatchSessions } from '../watch-session.js';
+import { type PubSubListener, Subscriber } from '../pubsub/subscriber.js';
+import type { TransactionTarget, TransactionTracker } from '../transactions/transaction-run.js';
+import { TransactionTracker as Tracker } from '../transactions/transaction-run.js';
+import { type SessionPool, WatchSessions } from '../transactions/watch-session.js';
+import { CircuitGate, type ClientCircuit, type circuitRegistry } from './circuit-gate.js';
+import { DedicatedPool } from './dedicated-pool.js';
 
 export interface EndpointNodeSettings {
   /** The client's options, with `endpoint` this node's address as dialled. */
@@ -43,7 +43,7 @@ export class EndpointNode {
   /** Transactions on `main` whose rest must not follow their MULTI onto a new connection. */
   readonly transactions: TransactionTracker = new Tracker();
   readonly sessions: WatchSessions;
-  /** Pub/sub on a connection of its own, opened on the first subscribe (pubsub.ts). */
+  /** Pub/sub on a connection of its own, opened on the first subscribe (pubsub/subscriber.ts). */
   readonly subscriber: Subscriber;
   private readonly dedicated: DedicatedPool;
   /** Lends dedicated connections to blocking commands and WATCH sessions, through the circuit. */

@@ -1,9 +1,9 @@
 // Connections lent to one user at a time: blocking commands (so a BLPOP never stalls the shared
 // pipeline) and WATCH sessions. At most `maxDedicatedConnections`; past that a borrower waits up to
 // `acquireTimeout`. A lent connection that was left in an unknown state is closed, not reused.
-import { type RespireConnectionError, RespireTimeoutError } from '../errors.js';
-import { Channel, type ChannelOptions, clientClosedError } from '../transport/channel.js';
-import { observeConnections } from './diagnostics.js';
+import { type RespireConnectionError, RespireTimeoutError } from '../../errors.js';
+import { Channel, type ChannelOptions, clientClosedError } from '../../transport/channel.js';
+import { observeConnections } from '../diagnostics.js';
 
 interface Waiter {
   resolve(channel: Channel): void;

@@ -3,8 +3,8 @@
 // `onConnect`), then checked against the count the server confirms. A command the server refuses
 // (a channel permission revoked meanwhile) takes no other name down with it: its names are
 // subscribed again one by one, and only those refused on their own are forgotten and reported.
-import { type RespireEndpoint, RespireError, RespireServerError } from '../errors.js';
-import { Command, CommandFlags } from '../transport/command.js';
+import { type RespireEndpoint, RespireError, RespireServerError } from '../../errors.js';
+import { Command, CommandFlags } from '../../transport/command.js';
 import type { PubSubErrorEvent } from './pubsub-errors.js';
 import {
   SUBSCRIBE_COMMAND,

@@ -9,12 +9,12 @@ import {
   type RespireEndpoint,
   RespireError,
   RespireServerError,
-} from '../errors.js';
-import type { RespArgument } from '../resp/encoder.js';
-import type { RespValue } from '../resp/types.js';
-import { Command, CommandFlags, CommandState } from '../transport/command.js';
-import { Health, healthOf } from '../transport/health.js';
-import { type AbortTarget, unwatchSignal, watchSignal } from '../transport/signal-watch.js';
+} from '../../errors.js';
+import type { RespArgument } from '../../resp/encoder.js';
+import type { RespValue } from '../../resp/types.js';
+import { Command, CommandFlags, CommandState } from '../../transport/command.js';
+import { Health, healthOf } from '../../transport/health.js';
+import { type AbortTarget, unwatchSignal, watchSignal } from '../../transport/signal-watch.js';
 
 /** The connection (or reconnecting channel) a transaction is written to; a Channel fits. */
 export interface TransactionTarget {

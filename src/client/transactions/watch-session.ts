@@ -9,17 +9,17 @@
 // by the garbage collector: it keeps its connection until the client closes, and once every
 // dedicated connection is held, `watch()` and blocking commands wait `acquireTimeout` and fail.
 // Prefer `await using session = await redis.watch(keys)`.
-import { RespireCircuitOpenError } from '../errors.js';
-import type { RespArgument } from '../resp/encoder.js';
-import { type Channel, clientClosedError } from '../transport/channel.js';
-import { Command, type CommandOptions, type ReplyTransform } from '../transport/command.js';
-import type { Clock } from '../util/clock.js';
-import { Commander } from './commander.js';
-import type { RedisArgument } from './commands/caller.js';
-import { traceCommand } from './diagnostics.js';
+import { RespireCircuitOpenError } from '../../errors.js';
+import type { RespArgument } from '../../resp/encoder.js';
+import { type Channel, clientClosedError } from '../../transport/channel.js';
+import { Command, type CommandOptions, type ReplyTransform } from '../../transport/command.js';
+import type { Clock } from '../../util/clock.js';
+import { Commander } from '../commander.js';
+import type { RedisArgument } from '../commands/caller.js';
+import { traceCommand } from '../diagnostics.js';
+import { prepareCommand } from '../prepare-command.js';
+import { refusedCommand } from '../refused-commands.js';
 import { Transaction } from './multi.js';
-import { prepareCommand } from './prepare-command.js';
-import { refusedCommand } from './refused-commands.js';
 
 /** The dedicated connections sessions borrow (DedicatedPool). */
 export interface SessionPool {

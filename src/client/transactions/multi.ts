@@ -1,17 +1,17 @@
 // `redis.multi()` and `session.multi()` (API.md "Batches, transactions, views"): commands queued
 // locally, then sent as MULTI, the commands, EXEC in one write on one connection by `exec()`.
-import type { RespArgument } from '../resp/encoder.js';
+import type { RespArgument } from '../../resp/encoder.js';
 import {
   Command,
   type CommandOptions,
   type ReplyTransform,
   type SettleObserver,
-} from '../transport/command.js';
-import type { Clock } from '../util/clock.js';
-import { Commander } from './commander.js';
-import { commandsTraced, traceCommand, traceOperation } from './diagnostics.js';
-import { invalidTimeout, isTimeout } from './prepare-command.js';
-import { refusedCommand } from './refused-commands.js';
+} from '../../transport/command.js';
+import type { Clock } from '../../util/clock.js';
+import { Commander } from '../commander.js';
+import { commandsTraced, traceCommand, traceOperation } from '../diagnostics.js';
+import { invalidTimeout, isTimeout } from '../prepare-command.js';
+import { refusedCommand } from '../refused-commands.js';
 import {
   type TransactionEnd,
   type TransactionPlace,

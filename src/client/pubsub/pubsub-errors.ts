@@ -2,7 +2,7 @@
 // a listener that threw, a subscription the server refused to restore after a reconnect, every
 // subscription lost when the reconnect policy gave up. `redis.onPubSubError(listener)` hears them
 // (a typed listener that returns its unsubscribe function, as `circuit.onTransition`).
-import { rethrowAsync } from '../util/rethrow-async.js';
+import { rethrowAsync } from '../../util/rethrow-async.js';
 import type { SubscriptionKind } from './pubsub-registry.js';
 
 /**

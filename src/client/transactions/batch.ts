@@ -1,10 +1,10 @@
 // `redis.batch()` (API.md "Batches, transactions, views"): commands queued locally with no
 // admission and nothing sent, then written together, in queue order and contiguously, by
 // `execute()` or `tryExecute()`. A batch is not atomic: each entry succeeds or fails on its own.
-import type { RespArgument } from '../resp/encoder.js';
-import type { Command, CommandOptions, ReplyTransform, SettleObserver } from '../transport/command.js';
-import { Commander } from './commander.js';
-import { prepareCommand } from './prepare-command.js';
+import type { RespArgument } from '../../resp/encoder.js';
+import type { Command, CommandOptions, ReplyTransform, SettleObserver } from '../../transport/command.js';
+import { Commander } from '../commander.js';
+import { prepareCommand } from '../prepare-command.js';
 
 /** Where a batch sends its entries; the client implements it. */
 export interface BatchDispatcher {

@@ -12,22 +12,22 @@ import {
   type CircuitState,
   MAX_ADMISSIONS_IN_FLIGHT,
   type TransitionListener,
-} from '../breaker/index.js';
-import type { ResolvedCircuitBreakerOptions } from '../breaker/options.js';
+} from '../../breaker/index.js';
+import type { ResolvedCircuitBreakerOptions } from '../../breaker/options.js';
 import {
   RespireCircuitOpenError,
   type RespireEndpoint,
   type RespireError,
   RespireTimeoutError,
-} from '../errors.js';
-import type { AdmissionGate } from '../transport/admission-gate.js';
-import type { Channel } from '../transport/channel.js';
-import { type Command, CommandFlags } from '../transport/command.js';
-import { Health, healthOf } from '../transport/health.js';
-import { type Clock, systemClock } from '../util/clock.js';
-import type { RandomSource } from '../util/random.js';
-import { turnCachedClock } from '../util/turn-clock.js';
-import { endpointKey } from './endpoint.js';
+} from '../../errors.js';
+import type { AdmissionGate } from '../../transport/admission-gate.js';
+import type { Channel } from '../../transport/channel.js';
+import { type Command, CommandFlags } from '../../transport/command.js';
+import { Health, healthOf } from '../../transport/health.js';
+import { type Clock, systemClock } from '../../util/clock.js';
+import type { RandomSource } from '../../util/random.js';
+import { turnCachedClock } from '../../util/turn-clock.js';
+import { endpointKey } from '../endpoint.js';
 
 /** What the gate reports; ClientTelemetry (metrics.ts) is one. */
 export interface CircuitTelemetry {
