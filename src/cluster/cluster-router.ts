@@ -23,6 +23,7 @@ import {
   RespireServerError,
   RespireTimeoutError,
 } from '../errors.js';
+import { clientClosedError } from '../transport/channel-errors.js';
 import { type Command, CommandFlags } from '../transport/command.js';
 import { ClusterAttempt, type RedirectFollower, stillToSend } from './cluster-attempt.js';
 import { type AttemptRouter, ClusterNodes } from './cluster-nodes.js';
@@ -46,6 +47,8 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private readonly refresher: TopologyRefresher;
   private replicaTurn = 0;
   private closed = false;
+  /** Commands waiting out a redirect backoff (in no node's queue), by their timer. */
+  private readonly backingOff = new Map<ReturnType<typeof setTimeout>, Command<unknown>>();
 
   constructor(
     private readonly options: ResolvedOptions,
@@ -148,12 +151,14 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   close(): Promise<void> {
     this.closed = true;
     this.refresher.stop();
+    this.failBackingOff();
     return this.nodes.close();
   }
 
   destroy(): void {
     this.closed = true;
     this.refresher.stop();
+    this.failBackingOff();
     this.nodes.destroy();
   }
 
@@ -171,16 +176,16 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       case 'moved':
       case 'ask': {
         const target = this.redirectTarget(redirect);
-        if (target === undefined) this.later(hops, () => this.dispatch(origin, redirect.slot, hops));
+        if (target === undefined) this.later(hops, origin, () => this.dispatch(origin, redirect.slot, hops));
         else this.write(origin, target, hops, redirect.kind === 'ask');
         return true;
       }
       case 'clusterdown':
         this.refresher.requestRefresh();
-        this.later(hops, () => this.dispatch(origin, commandSlot(origin.args), hops));
+        this.later(hops, origin, () => this.dispatch(origin, commandSlot(origin.args), hops));
         return true;
       case 'tryagain':
-        this.later(hops, () => this.write(origin, attempt.node, hops, false));
+        this.later(hops, origin, () => this.write(origin, attempt.node, hops, false));
         return true;
     }
   }
@@ -393,9 +398,27 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     return index === undefined ? node.endpoint.host : this.topology.nodes[index]!.announced.host;
   }
 
-  /** Runs `send` after the backoff for the hop (TRYAGAIN, CLUSTERDOWN, a target to look up). */
-  private later(hops: number, send: () => void): void {
-    setTimeout(send, backoff(hops)).unref();
+  /**
+   * Runs `send` after the backoff for the hop (TRYAGAIN, CLUSTERDOWN, a target to look up). The
+   * timer is unref'd, so close() and destroy() fail what still waits (failBackingOff): otherwise
+   * close() would resolve with the command pending, and nothing would keep the process alive for it.
+   */
+  private later(hops: number, origin: Command<unknown>, send: () => void): void {
+    const timer = setTimeout(() => {
+      this.backingOff.delete(timer);
+      send();
+    }, backoff(hops));
+    timer.unref();
+    this.backingOff.set(timer, origin);
+  }
+
+  /** Closing: the commands waiting out a backoff were not executed; they fail now, written: false. */
+  private failBackingOff(): void {
+    for (const [timer, origin] of this.backingOff) {
+      clearTimeout(timer);
+      if (!origin.settled) origin.reject(clientClosedError(this.options.endpoint));
+    }
+    this.backingOff.clear();
   }
 
   private traced(command: Command<unknown>, endpoint: RespireEndpoint): void {
