@@ -27,7 +27,7 @@ import { clientClosedError } from '../transport/channel-errors.js';
 import { type Command, CommandFlags } from '../transport/command.js';
 import { ClusterAttempt, type RedirectFollower, stillToSend } from './cluster-attempt.js';
 import { type AttemptRouter, ClusterNodes } from './cluster-nodes.js';
-import { clusterScanReply, isScan, readClusterCursor } from './cluster-scan.js';
+import { clusterScanReply, isScan, readClusterCursor, scanWalk } from './cluster-scan.js';
 import { ANY_SLOT, CROSS_SLOT, commandSlot, crossSlotError, sharedSlot } from './command-slot.js';
 import { aggregateReplies } from './fan-out.js';
 import { JoinedReply } from './joined-reply.js';
@@ -285,20 +285,22 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     this.write(command, node, 0, false);
   }
 
-  /** One SCAN page, pinned to the primary the cursor names (cluster-scan.ts). */
+  /** One SCAN page, pinned to the primary that serves the slot the cursor names (cluster-scan.ts). */
   private sendScan(command: Command<unknown>): void {
     const args = command.args;
     const position = readClusterCursor(String(args[1]));
-    const primaries = this.primaries().sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    if (position === undefined || position.primary >= primaries.length) {
+    const topology = this.topology;
+    const walk = scanWalk(topology, (index) => topology.nodes[index]!.health === 'online');
+    const owner = position?.slot === undefined ? walk[0]?.node : topology.slots[position.slot];
+    if (position === undefined || owner === undefined || owner === UNASSIGNED) {
       command.reject(new RespireServerError(`ERR invalid cursor ${String(args[1])} for a cluster SCAN`));
       return;
     }
-    const node = this.nodes.at(primaries[position.primary]!);
+    const slot = position.slot ?? walk[0]!.slot;
+    const next = walk.find((stop) => stop.slot > slot && stop.node !== owner)?.slot;
+    const node = this.nodes.at(topology.nodes[owner]!);
     const page = [args[0]!, position.cursor, ...args.slice(2)];
-    const joined = new JoinedReply(command, [page], (replies) =>
-      clusterScanReply(replies[0]!, position.primary, primaries.length),
-    );
+    const joined = new JoinedReply(command, [page], (replies) => clusterScanReply(replies[0]!, slot, next));
     this.traced(command, node.endpoint);
     this.write(joined.parts[0]!, node, 0, false);
   }
