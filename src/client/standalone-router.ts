@@ -1,7 +1,7 @@
 // The standalone router: every command to the configured endpoint, except, with
-// `replicaEndpoints`, read-only commands under `readFrom`, which go to the replicas in turn
-// (`replicaPreferred` falls back to the primary while no replica has a connection).
-import { RespireConnectionError, type RespireEndpoint } from '../errors.js';
+// `replicaEndpoints`, read-only commands under `readFrom`, which go to the connected replicas in
+// turn (with none connected, `replica` waits on one, `replicaPreferred` uses the primary).
+import type { RespireEndpoint } from '../errors.js';
 import { type Command, CommandFlags } from '../transport/command.js';
 import { endpointKey } from './endpoint.js';
 import type { ReadFrom } from './mode-options.js';
@@ -34,9 +34,7 @@ export class StandaloneRouter implements Router {
       this.node.send(command);
       return;
     }
-    const node = this.nodeFor(command);
-    if (node instanceof Error) command.reject(node);
-    else node.send(command);
+    this.nodeFor(command).send(command);
   }
 
   transactionNode(): EndpointNode {
@@ -71,17 +69,17 @@ export class StandaloneRouter implements Router {
   }
 
   /** Writes and blocking commands to the primary; read-only ones to a replica under `readFrom`. */
-  private nodeFor(command: Command<unknown>): EndpointNode | Error {
+  private nodeFor(command: Command<unknown>): EndpointNode {
     if ((command.flags & CommandFlags.Blocking) !== 0 || !isReadOnlyCommand(command.args)) return this.node;
+    // A connected replica first, in turn: a down one would make the read wait for its reconnect
+    // (and fail) while another replica could serve it.
     const count = this.replicas.length;
     for (let tried = 0; tried < count; tried++) {
       const replica = this.replicas[this.replicaTurn++ % count]!;
-      if (this.readFrom === 'replica' || replica.main.current !== undefined) return replica;
+      if (replica.main.current !== undefined) return replica;
     }
-    if (this.readFrom === 'replicaPreferred') return this.node;
-    return new RespireConnectionError('no replica of replicaEndpoints is connected', {
-      endpoint: this.node.endpoint,
-      written: false,
-    });
+    // None connected: 'replica' waits on one (it reconnects per policy), 'replicaPreferred' reads
+    // from the primary.
+    return this.readFrom === 'replica' ? this.replicas[this.replicaTurn++ % count]! : this.node;
   }
 }

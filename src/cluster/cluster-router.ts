@@ -23,10 +23,11 @@ import {
   RespireServerError,
   RespireTimeoutError,
 } from '../errors.js';
+import { clientClosedError } from '../transport/channel-errors.js';
 import { type Command, CommandFlags } from '../transport/command.js';
 import { ClusterAttempt, type RedirectFollower, stillToSend } from './cluster-attempt.js';
 import { type AttemptRouter, ClusterNodes } from './cluster-nodes.js';
-import { clusterScanReply, isScan, readClusterCursor } from './cluster-scan.js';
+import { clusterScanReply, isScan, readClusterCursor, scanWalk } from './cluster-scan.js';
 import { ANY_SLOT, CROSS_SLOT, commandSlot, crossSlotError, sharedSlot } from './command-slot.js';
 import { aggregateReplies } from './fan-out.js';
 import { JoinedReply } from './joined-reply.js';
@@ -46,6 +47,8 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private readonly refresher: TopologyRefresher;
   private replicaTurn = 0;
   private closed = false;
+  /** Commands waiting out a redirect backoff (in no node's queue), by their timer. */
+  private readonly backingOff = new Map<ReturnType<typeof setTimeout>, Command<unknown>>();
 
   constructor(
     private readonly options: ResolvedOptions,
@@ -148,12 +151,14 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   close(): Promise<void> {
     this.closed = true;
     this.refresher.stop();
+    this.failBackingOff();
     return this.nodes.close();
   }
 
   destroy(): void {
     this.closed = true;
     this.refresher.stop();
+    this.failBackingOff();
     this.nodes.destroy();
   }
 
@@ -171,16 +176,16 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       case 'moved':
       case 'ask': {
         const target = this.redirectTarget(redirect);
-        if (target === undefined) this.later(hops, () => this.dispatch(origin, redirect.slot, hops));
+        if (target === undefined) this.later(hops, origin, () => this.dispatch(origin, redirect.slot, hops));
         else this.write(origin, target, hops, redirect.kind === 'ask');
         return true;
       }
       case 'clusterdown':
         this.refresher.requestRefresh();
-        this.later(hops, () => this.dispatch(origin, commandSlot(origin.args), hops));
+        this.later(hops, origin, () => this.dispatch(origin, commandSlot(origin.args), hops));
         return true;
       case 'tryagain':
-        this.later(hops, () => this.write(origin, attempt.node, hops, false));
+        this.later(hops, origin, () => this.write(origin, attempt.node, hops, false));
         return true;
     }
   }
@@ -280,20 +285,22 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     this.write(command, node, 0, false);
   }
 
-  /** One SCAN page, pinned to the primary the cursor names (cluster-scan.ts). */
+  /** One SCAN page, pinned to the primary that serves the slot the cursor names (cluster-scan.ts). */
   private sendScan(command: Command<unknown>): void {
     const args = command.args;
     const position = readClusterCursor(String(args[1]));
-    const primaries = this.primaries().sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    if (position === undefined || position.primary >= primaries.length) {
+    const topology = this.topology;
+    const walk = scanWalk(topology, (index) => topology.nodes[index]!.health === 'online');
+    const owner = position?.slot === undefined ? walk[0]?.node : topology.slots[position.slot];
+    if (position === undefined || owner === undefined || owner === UNASSIGNED) {
       command.reject(new RespireServerError(`ERR invalid cursor ${String(args[1])} for a cluster SCAN`));
       return;
     }
-    const node = this.nodes.at(primaries[position.primary]!);
+    const slot = position.slot ?? walk[0]!.slot;
+    const next = walk.find((stop) => stop.slot > slot && stop.node !== owner)?.slot;
+    const node = this.nodes.at(topology.nodes[owner]!);
     const page = [args[0]!, position.cursor, ...args.slice(2)];
-    const joined = new JoinedReply(command, [page], (replies) =>
-      clusterScanReply(replies[0]!, position.primary, primaries.length),
-    );
+    const joined = new JoinedReply(command, [page], (replies) => clusterScanReply(replies[0]!, slot, next));
     this.traced(command, node.endpoint);
     this.write(joined.parts[0]!, node, 0, false);
   }
@@ -393,9 +400,27 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     return index === undefined ? node.endpoint.host : this.topology.nodes[index]!.announced.host;
   }
 
-  /** Runs `send` after the backoff for the hop (TRYAGAIN, CLUSTERDOWN, a target to look up). */
-  private later(hops: number, send: () => void): void {
-    setTimeout(send, backoff(hops)).unref();
+  /**
+   * Runs `send` after the backoff for the hop (TRYAGAIN, CLUSTERDOWN, a target to look up). The
+   * timer is unref'd, so close() and destroy() fail what still waits (failBackingOff): otherwise
+   * close() would resolve with the command pending, and nothing would keep the process alive for it.
+   */
+  private later(hops: number, origin: Command<unknown>, send: () => void): void {
+    const timer = setTimeout(() => {
+      this.backingOff.delete(timer);
+      send();
+    }, backoff(hops));
+    timer.unref();
+    this.backingOff.set(timer, origin);
+  }
+
+  /** Closing: the commands waiting out a backoff were not executed; they fail now, written: false. */
+  private failBackingOff(): void {
+    for (const [timer, origin] of this.backingOff) {
+      clearTimeout(timer);
+      if (!origin.settled) origin.reject(clientClosedError(this.options.endpoint));
+    }
+    this.backingOff.clear();
   }
 
   private traced(command: Command<unknown>, endpoint: RespireEndpoint): void {

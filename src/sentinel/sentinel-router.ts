@@ -126,8 +126,13 @@ export class SentinelRouter implements Router {
     ) {
       return primary;
     }
+    // A connected replica first, in turn: a dead one would hold the read until the sentinels drop it.
     const replicas = [...this.replicas.values()];
-    if (replicas.length > 0) return replicas[this.replicaTurn++ % replicas.length]!;
+    for (let tried = 0; tried < replicas.length; tried++) {
+      const replica = replicas[this.replicaTurn++ % replicas.length]!;
+      if (replica.main.current !== undefined) return replica;
+    }
+    if (replicas.length > 0 && readFrom === 'replica') return replicas[this.replicaTurn++ % replicas.length]!;
     if (readFrom === 'replicaPreferred') return primary;
     return new RespireConnectionError(
       `no healthy replica of ${this.sentinel.serviceName} (readFrom: 'replica')`,
