@@ -2,16 +2,16 @@
 // `replicaEndpoints`, read-only commands under `readFrom`, which go to the connected replicas in
 // turn (with none connected, `replica` waits on one, `replicaPreferred` uses the primary).
 import type { RespireEndpoint } from '../errors.js';
-import { type Command, CommandFlags } from '../transport/command.js';
+import type { Command } from '../transport/command.js';
 import { endpointKey } from './endpoint.js';
 import type { ReadFrom } from './mode-options.js';
 import type { ClientCircuit } from './node/circuit-gate.js';
 import type { EndpointNode } from './node/endpoint-node.js';
-import { isReadOnlyCommand } from './read-only-commands.js';
+import { ReplicaTurns, readsFromReplica } from './replica-reads.js';
 import type { Router } from './router.js';
 
 export class StandaloneRouter implements Router {
-  private replicaTurn = 0;
+  private readonly turns = new ReplicaTurns();
 
   constructor(
     private readonly node: EndpointNode,
@@ -70,16 +70,11 @@ export class StandaloneRouter implements Router {
 
   /** Writes and blocking commands to the primary; read-only ones to a replica under `readFrom`. */
   private nodeFor(command: Command<unknown>): EndpointNode {
-    if ((command.flags & CommandFlags.Blocking) !== 0 || !isReadOnlyCommand(command.args)) return this.node;
-    // A connected replica first, in turn: a down one would make the read wait for its reconnect
-    // (and fail) while another replica could serve it.
-    const count = this.replicas.length;
-    for (let tried = 0; tried < count; tried++) {
-      const replica = this.replicas[this.replicaTurn++ % count]!;
-      if (replica.main.current !== undefined) return replica;
-    }
+    if (!readsFromReplica(command, this.readFrom)) return this.node;
     // None connected: 'replica' waits on one (it reconnects per policy), 'replicaPreferred' reads
     // from the primary.
-    return this.readFrom === 'replica' ? this.replicas[this.replicaTurn++ % count]! : this.node;
+    const replica = this.turns.connected(this.replicas);
+    if (replica !== undefined) return replica;
+    return this.readFrom === 'replica' ? this.turns.any(this.replicas)! : this.node;
   }
 }

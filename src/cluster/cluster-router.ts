@@ -14,7 +14,7 @@ import type { ClientCircuit } from '../client/node/circuit-gate.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { ResolvedOptions } from '../client/options.js';
 import type { PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
-import { isReadOnlyCommand } from '../client/read-only-commands.js';
+import { readsFromReplica } from '../client/replica-reads.js';
 import type { Router } from '../client/router.js';
 import {
   RespireCircuitOpenError,
@@ -310,13 +310,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     const owner = this.ownerOf(slot);
     if (owner instanceof Error) return owner;
     const readFrom = this.options.readFrom;
-    if (
-      readFrom === 'primary' ||
-      (command.flags & CommandFlags.Blocking) !== 0 ||
-      !isReadOnlyCommand(command.args)
-    ) {
-      return this.nodes.at(owner);
-    }
+    if (!readsFromReplica(command, readFrom)) return this.nodes.at(owner);
     const replicas = owner.replicas;
     if (replicas.length === 0) {
       if (readFrom === 'replicaPreferred') return this.nodes.at(owner);

@@ -11,10 +11,10 @@ import { endpointKey } from '../client/endpoint.js';
 import type { ClientCircuit } from '../client/node/circuit-gate.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { ResolvedOptions } from '../client/options.js';
-import { isReadOnlyCommand } from '../client/read-only-commands.js';
+import { ReplicaTurns, readsFromReplica } from '../client/replica-reads.js';
 import type { Router } from '../client/router.js';
 import { RespireConnectionError, type RespireEndpoint } from '../errors.js';
-import { type Command, CommandFlags } from '../transport/command.js';
+import type { Command } from '../transport/command.js';
 import type { ResolvedSentinelOptions } from './options.js';
 import { SentinelWatcher } from './sentinel-watcher.js';
 
@@ -24,7 +24,9 @@ export class SentinelRouter implements Router {
   private readonly replicas = new Map<string, EndpointNode>();
   /** Former primaries still finishing what was in flight when the switch was learnt. */
   private readonly retiring = new Set<EndpointNode>();
-  private replicaTurn = 0;
+  /** `replicas` as an array, kept with it: a read picks from it without allocating. */
+  private replicaList: EndpointNode[] = [];
+  private readonly turns = new ReplicaTurns();
   private closed = false;
 
   constructor(
@@ -119,24 +121,18 @@ export class SentinelRouter implements Router {
   private nodeFor(command: Command<unknown>): EndpointNode | Error {
     const primary = this.primary!;
     const readFrom = this.options.readFrom;
-    if (
-      readFrom === 'primary' ||
-      (command.flags & CommandFlags.Blocking) !== 0 ||
-      !isReadOnlyCommand(command.args)
-    ) {
-      return primary;
-    }
-    // A connected replica first, in turn: a dead one would hold the read until the sentinels drop it.
-    const replicas = [...this.replicas.values()];
-    for (let tried = 0; tried < replicas.length; tried++) {
-      const replica = replicas[this.replicaTurn++ % replicas.length]!;
-      if (replica.main.current !== undefined) return replica;
-    }
-    if (replicas.length > 0 && readFrom === 'replica') return replicas[this.replicaTurn++ % replicas.length]!;
+    if (!readsFromReplica(command, readFrom)) return primary;
+    const replicas = this.replicaList;
+    const replica =
+      this.turns.connected(replicas) ?? (readFrom === 'replica' ? this.turns.any(replicas) : undefined);
+    if (replica !== undefined) return replica;
     if (readFrom === 'replicaPreferred') return primary;
     return new RespireConnectionError(
       `no healthy replica of ${this.sentinel.serviceName} (readFrom: 'replica')`,
-      { endpoint: primary.endpoint, written: false },
+      {
+        endpoint: primary.endpoint,
+        written: false,
+      },
     );
   }
 
@@ -177,6 +173,7 @@ export class SentinelRouter implements Router {
       node.startInBackground();
       this.replicas.set(key, node);
     }
+    this.replicaList = [...this.replicas.values()];
   }
 
   /**
