@@ -27,7 +27,7 @@ import { clientClosedError } from '../transport/channel-errors.js';
 import { type Command, CommandFlags } from '../transport/command.js';
 import { ClusterAttempt, type RedirectFollower, stillToSend } from './cluster-attempt.js';
 import { type AttemptRouter, ClusterNodes } from './cluster-nodes.js';
-import { clusterScanReply, isScan, readClusterCursor, scanWalk } from './cluster-scan.js';
+import { clusterScanReply, isScan, readClusterCursor, scanWalk, type WalkStop } from './cluster-scan.js';
 import { ANY_SLOT, CROSS_SLOT, commandSlot, crossSlotError, sharedSlot } from './command-slot.js';
 import { aggregateReplies } from './fan-out.js';
 import { JoinedReply } from './joined-reply.js';
@@ -45,8 +45,10 @@ const RETRY_BACKOFF_MAX_MS = 160;
 export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private readonly nodes: ClusterNodes;
   private readonly refresher: TopologyRefresher;
+  /** Turns for replicas of a slot and for keyless commands' primaries. */
   private replicaTurn = 0;
   private closed = false;
+  private derived: TopologyView | undefined;
   /** Commands waiting out a redirect backoff (in no node's queue), by their timer. */
   private readonly backingOff = new Map<ReturnType<typeof setTimeout>, Command<unknown>>();
 
@@ -290,7 +292,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     const args = command.args;
     const position = readClusterCursor(String(args[1]));
     const topology = this.topology;
-    const walk = scanWalk(topology, (index) => topology.nodes[index]!.health === 'online');
+    const walk = this.view().walk;
     const owner = position?.slot === undefined ? walk[0]?.node : topology.slots[position.slot];
     if (position === undefined || owner === undefined || owner === UNASSIGNED) {
       command.reject(new RespireServerError(`ERR invalid cursor ${String(args[1])} for a cluster SCAN`));
@@ -345,12 +347,30 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     return this.nodes.at(primaries[(turn ?? this.replicaTurn++) % primaries.length]!);
   }
 
-  private primaries(): ClusterNode[] {
-    return this.topology.nodes.filter((node) => node.role === 'primary' && node.health === 'online');
+  private primaries(): readonly ClusterNode[] {
+    return this.view().primaries;
   }
 
-  private onlineNodes(): ClusterNode[] {
-    return this.topology.nodes.filter((node) => node.health === 'online');
+  private onlineNodes(): readonly ClusterNode[] {
+    return this.view().online;
+  }
+
+  /**
+   * What keyless routing and SCAN read from the topology, derived once per topology (a refresh or
+   * a MOVED replaces it whole) instead of per command: a SCAN page walked all 16384 slots.
+   */
+  private view(): TopologyView {
+    const topology = this.topology;
+    if (this.derived?.topology !== topology) {
+      const online = topology.nodes.filter((node) => node.health === 'online');
+      this.derived = {
+        topology,
+        online,
+        primaries: online.filter((node) => node.role === 'primary'),
+        walk: scanWalk(topology, (index) => topology.nodes[index]!.health === 'online'),
+      };
+    }
+    return this.derived;
   }
 
   /**
@@ -432,6 +452,14 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
 /** The pause before hop `hops` of a TRYAGAIN or CLUSTERDOWN. */
 function backoff(hops: number): number {
   return Math.min(RETRY_BACKOFF_MAX_MS, RETRY_BACKOFF_MS * 2 ** (hops - 1));
+}
+
+/** Derived from one topology (ClusterRouter.view). */
+interface TopologyView {
+  readonly topology: ClusterTopology;
+  readonly online: readonly ClusterNode[];
+  readonly primaries: readonly ClusterNode[];
+  readonly walk: readonly WalkStop[];
 }
 
 function ignore(): void {}
