@@ -10,8 +10,7 @@ import { clientErrorReporter, observeConnections, traceCommand } from '../diagno
 import type { ClientTelemetry } from '../metrics.js';
 import type { ResolvedOptions } from '../options.js';
 import { type PubSubListener, Subscriber } from '../pubsub/subscriber.js';
-import type { TransactionTarget, TransactionTracker } from '../transactions/transaction-run.js';
-import { TransactionTracker as Tracker } from '../transactions/transaction-run.js';
+import { type TransactionTarget, TransactionTracker } from '../transactions/transaction-run.js';
 import { type SessionPool, WatchSessions } from '../transactions/watch-session.js';
 import { CircuitGate, type ClientCircuit, type circuitRegistry } from './circuit-gate.js';
 import { DedicatedPool } from './dedicated-pool.js';
@@ -41,7 +40,7 @@ export class EndpointNode {
   /** The shared pipeline. */
   readonly main: Channel;
   /** Transactions on `main` whose rest must not follow their MULTI onto a new connection. */
-  readonly transactions: TransactionTracker = new Tracker();
+  readonly transactions = new TransactionTracker();
   readonly sessions: WatchSessions;
   /** Pub/sub on a connection of its own, opened on the first subscribe (pubsub/subscriber.ts). */
   readonly subscriber: Subscriber;
