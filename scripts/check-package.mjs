@@ -27,6 +27,7 @@ const ENTRY_POINTS = {
   ],
   'respire/resp': ['RespDecoder', 'encodeCommand', 'RespireProtocolError', 'RespireServerError'],
   'respire/breaker': ['CircuitBreaker'],
+  'respire/breaker/testing': ['breakerModel', 'breakerCommands', 'fakeClock'],
   'respire/cluster': ['keySlot'],
 };
 
