@@ -1,4 +1,5 @@
-// `respire/breaker`: the standalone endpoint circuit breaker, its options, states and registry.
+// `respire/breaker`: the standalone endpoint circuit breaker, its options, states and registry, and
+// the registry of circuits shared across worker threads.
 
 export { RespireConfigurationError, RespireError } from '../errors.js';
 export {
@@ -26,4 +27,13 @@ export {
   type EndpointTransitionListener,
   MAX_IDLE_HISTORIES,
 } from './registry.js';
+export {
+  DEFAULT_MAX_ENDPOINTS,
+  MAX_SHARED_ENDPOINTS,
+  type SharedCircuitLease,
+  SharedCircuitRegistry,
+  type SharedCircuitRegistryOptions,
+} from './shared/registry.js';
+export { SharedCircuit } from './shared/shared-circuit.js';
+export { MAX_SHARED_PROBES } from './shared/state-word.js';
 export { shouldTrip } from './trip-rule.js';

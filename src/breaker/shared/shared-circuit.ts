@@ -1,0 +1,366 @@
+// One endpoint's circuit shared by every thread of a SharedCircuitRegistry: the state controller of
+// seed 000 and BREAKER.md 1-14 and 18 over a SharedArrayBuffer slot. This object is one thread's
+// handle; the state is the slot's. Closed admission is wait-free (one atomic load); the state word
+// changes only by compareExchange; the history and the fields a transition writes change inside
+// a short per-circuit guard (a compareExchange spin, never Atomics.wait). Exactly one thread makes
+// each transition, and only its listeners hear of it.
+
+import { RespireError } from '../../errors.js';
+import {
+  AdmitRejection,
+  type CircuitAcquireResult,
+  CircuitOutcome,
+  PROBES_FULL_REJECTION,
+  TicketAdmission,
+} from '../admission.js';
+import { AdmissionSlots, MAX_ADMISSIONS_IN_FLIGHT } from '../admission-slots.js';
+import type { CircuitSnapshot, TransitionListener } from '../circuit-breaker.js';
+import type { CircuitState } from '../circuit-state.js';
+import type { MonotonicClock, RandomSource } from '../environment.js';
+import { openDelay } from '../open-delay.js';
+import type { ResolvedCircuitBreakerOptions } from '../options.js';
+import { historyStorage, OutcomeHistory } from '../outcome-history.js';
+import { Notifier } from '../transition-notifier.js';
+import { shouldTrip } from '../trip-rule.js';
+import { type Layout, S_GUARD, S_OPEN_UNTIL, S_STATE, S_TRIPS } from './layout.js';
+import { CLOSED, HALF_OPEN, OPEN, type StateWordLayout, stateName, stateOf } from './state-word.js';
+
+/** What a thread's handle is made from: the registry's buffer and layout, and the thread's own clock. */
+export interface SharedCircuitContext {
+  readonly buffer: SharedArrayBuffer;
+  readonly cells: Int32Array;
+  readonly layout: Layout;
+  readonly words: StateWordLayout;
+  readonly options: ResolvedCircuitBreakerOptions;
+  readonly clock: MonotonicClock;
+  readonly random: RandomSource;
+  readonly reportListenerError: (error: unknown) => void;
+}
+
+/** Splits and joins the open deadline's Float64 into the two Int32 halves Atomics can store. */
+const halves = new Int32Array(2);
+const deadline = new Float64Array(halves.buffer);
+
+/**
+ * A thread's handle on a shared circuit, with `CircuitBreaker`'s admission API. Tickets and
+ * admission objects belong to the thread that took them. `admissionsInFlight` and the listeners
+ * are this thread's; the state, counts and deadline are everyone's.
+ */
+export class SharedCircuit {
+  readonly options: ResolvedCircuitBreakerOptions;
+  private readonly cells: Int32Array;
+  private readonly words: StateWordLayout;
+  private readonly stateCell: number;
+  private readonly guardCell: number;
+  private readonly openUntilCell: number;
+  private readonly tripsCell: number;
+  private readonly history: OutcomeHistory;
+  /** The circuit's clamped clock, shared (BREAKER.md 4): written only inside the guard. */
+  private readonly circuitTime: Float64Array;
+  /** This thread's clamped clock reading, for admission. */
+  private readonly time = new Float64Array([Number.NEGATIVE_INFINITY]);
+  private readonly slots = new AdmissionSlots();
+  private readonly transitions: Notifier<[CircuitState, CircuitState]>;
+  private readonly clock: MonotonicClock;
+  private readonly random: RandomSource;
+  private retryAfterMs = 1;
+  private idleCallback: (() => void) | null = null;
+
+  constructor(context: SharedCircuitContext, slot: number) {
+    const { layout, buffer, options } = context;
+    this.options = options;
+    this.cells = context.cells;
+    this.words = context.words;
+    this.stateCell = layout.cell(slot, S_STATE);
+    this.guardCell = layout.cell(slot, S_GUARD);
+    this.openUntilCell = layout.cell(slot, S_OPEN_UNTIL);
+    this.tripsCell = layout.cell(slot, S_TRIPS);
+    this.circuitTime = new Float64Array(buffer, layout.timeByte(slot), 1);
+    const storage = historyStorage(options.maximumSampleCount, buffer, layout.historyByte(slot));
+    this.history = new OutcomeHistory(
+      options.maximumSampleCount,
+      options.samplingWindow,
+      this.circuitTime,
+      storage,
+    );
+    this.clock = context.clock;
+    this.random = context.random;
+    this.transitions = new Notifier(context.reportListenerError);
+  }
+
+  /** The state every thread sees now. An open circuit past its deadline stays `open` until an admission attempt. */
+  get state(): CircuitState {
+    return stateName(Atomics.load(this.cells, this.stateCell));
+  }
+
+  /** This thread's admissions not yet completed. */
+  get admissionsInFlight(): number {
+    return this.slots.inFlight;
+  }
+
+  /** The `retryAfter` of this thread's latest `AdmitRejection.Open`, in milliseconds. */
+  get lastRetryAfter(): number {
+    return this.retryAfterMs;
+  }
+
+  /** As `CircuitBreaker.tryAcquire`. */
+  tryAcquire(): CircuitAcquireResult {
+    const ticket = this.tryAdmit();
+    if (ticket >= 0) return new TicketAdmission(this, ticket);
+    if (ticket === AdmitRejection.ProbesFull) return PROBES_FULL_REJECTION;
+    if (ticket === AdmitRejection.Saturated) {
+      throw new RespireError(
+        `more than ${MAX_ADMISSIONS_IN_FLIGHT} circuit admissions in flight: every admission must be completed`,
+      );
+    }
+    return { admitted: false, retryAfter: this.retryAfterMs };
+  }
+
+  /** As `CircuitBreaker.tryAdmit`. Closed: one atomic load and a ticket from this thread's table. */
+  tryAdmit(): number {
+    const word = Atomics.load(this.cells, this.stateCell);
+    if (stateOf(word) === CLOSED) return this.slots.issue(this.words.generation(word));
+    return this.admitWhileNotClosed(word);
+  }
+
+  /** As `CircuitBreaker.check`: what `tryAdmit()` would say now, taking nothing. */
+  check(): number {
+    for (;;) {
+      const word = Atomics.load(this.cells, this.stateCell);
+      const state = stateOf(word);
+      if (state === CLOSED) return 0;
+      if (state === HALF_OPEN)
+        return this.words.taken(word) >= this.options.halfOpenProbeCount ? AdmitRejection.ProbesFull : 0;
+      const rejection = this.openRejection(word);
+      if (rejection !== RETRY) return rejection;
+    }
+  }
+
+  /** Whether a ticket in flight was admitted by the current state's generation. */
+  isCurrent(ticket: number): boolean {
+    return (
+      this.slots.generationOf(ticket) === this.words.generation(Atomics.load(this.cells, this.stateCell))
+    );
+  }
+
+  /** As `CircuitBreaker.complete`: an outcome from an earlier generation only frees its ticket. */
+  complete(ticket: number, outcome: CircuitOutcome): boolean {
+    const generation = this.slots.redeem(ticket);
+    if (generation < 0) return false;
+    const word = Atomics.load(this.cells, this.stateCell);
+    if (this.words.generation(word) === generation) {
+      const state = stateOf(word);
+      if (state === CLOSED) {
+        if (outcome === CircuitOutcome.Success || outcome === CircuitOutcome.Failure)
+          this.recordWhileClosed(word, outcome === CircuitOutcome.Failure);
+      } else if (state === HALF_OPEN) {
+        this.completeProbe(generation, outcome);
+      }
+    }
+    if (this.slots.inFlight === 0 && this.idleCallback !== null) this.idleCallback();
+    return true;
+  }
+
+  /** Subscribes to the transitions this thread makes; returns the function that unsubscribes. */
+  onTransition(listener: TransitionListener): () => void {
+    return this.transitions.subscribe(listener);
+  }
+
+  /** The shared counts after evicting expired outcomes; `admissionsInFlight` is this thread's. */
+  snapshot(): CircuitSnapshot {
+    this.readClock();
+    this.lock();
+    let word: number;
+    let failures: number;
+    let total: number;
+    try {
+      this.advanceCircuitTime();
+      this.history.evictExpired();
+      word = Atomics.load(this.cells, this.stateCell);
+      failures = this.history.failures;
+      total = this.history.total;
+    } finally {
+      this.unlock();
+    }
+    const state = stateOf(word);
+    const words = this.words;
+    return Object.freeze({
+      state: stateName(word),
+      failures,
+      total,
+      probesInFlight: state === HALF_OPEN ? words.taken(word) - words.successes(word) : 0,
+      probeSuccesses: state === HALF_OPEN ? words.successes(word) : 0,
+      openUntil: state === OPEN ? this.readOpenUntil() : null,
+      consecutiveTrips: Atomics.load(this.cells, this.tripsCell),
+      admissionsInFlight: this.slots.inFlight,
+    });
+  }
+
+  /** @internal The registry's hook, called whenever this thread's last admission in flight completes. */
+  setIdleCallback(callback: (() => void) | null): void {
+    this.idleCallback = callback;
+  }
+
+  /**
+   * Open: reject until the deadline, then one thread's compareExchange makes the circuit half-open,
+   * that attempt being its first probe (BREAKER.md 8). Half-open: a compareExchange takes a probe
+   * while `taken < halfOpenProbeCount` (BREAKER.md 9), so the budget holds across every thread.
+   */
+  private admitWhileNotClosed(first: number): number {
+    const cells = this.cells;
+    const words = this.words;
+    let word = first;
+    for (;;) {
+      const state = stateOf(word);
+      if (state === CLOSED) return this.slots.issue(words.generation(word));
+      if (this.slots.inFlight >= MAX_ADMISSIONS_IN_FLIGHT) return AdmitRejection.Saturated;
+      if (state === HALF_OPEN) {
+        if (words.taken(word) >= this.options.halfOpenProbeCount) return AdmitRejection.ProbesFull;
+        const seen = Atomics.compareExchange(cells, this.stateCell, word, word + words.takenOne);
+        if (seen === word) return this.slots.issue(words.generation(word));
+        word = seen;
+        continue;
+      }
+      const rejection = this.openRejection(word);
+      if (rejection === AdmitRejection.Open) return rejection;
+      if (rejection === 0) {
+        const halfOpen = words.word(HALF_OPEN, words.nextGeneration(word), 1, 0);
+        const seen = Atomics.compareExchange(cells, this.stateCell, word, halfOpen);
+        if (seen === word) {
+          // The probe is taken before listeners run, so a re-entrant listener cannot take its slot.
+          const ticket = this.slots.issue(words.generation(halfOpen));
+          this.transitions.emit('open', 'half_open');
+          return ticket;
+        }
+      }
+      word = Atomics.load(cells, this.stateCell);
+    }
+  }
+
+  /**
+   * For an open `word`: `AdmitRejection.Open` (with `retryAfterMs`, BREAKER.md 13) before the
+   * deadline, 0 once it has passed, or `RETRY` when the word changed while the deadline was read
+   * (the deadline is written before the word says open, so an unchanged word vouches for it).
+   */
+  private openRejection(word: number): number {
+    const openUntil = this.readOpenUntil();
+    if (Atomics.load(this.cells, this.stateCell) !== word) return RETRY;
+    this.readClock();
+    const now = this.time[0]!;
+    if (now >= openUntil) return 0;
+    this.retryAfterMs = Math.max(1, Math.ceil(openUntil - now));
+    return AdmitRejection.Open;
+  }
+
+  /** Record, then run the trip test on a failure (BREAKER.md 1-3, 6), inside the guard. */
+  private recordWhileClosed(word: number, failed: boolean): void {
+    this.readClock();
+    let tripped = false;
+    this.lock();
+    try {
+      // A trip by another thread since this admission makes its outcome stale (BREAKER.md 11).
+      if (Atomics.load(this.cells, this.stateCell) !== word) return;
+      this.advanceCircuitTime();
+      const history = this.history;
+      history.record(failed);
+      const { minimumFailureCount, failureRateThreshold } = this.options;
+      if (failed && shouldTrip(history.failures, history.total, minimumFailureCount, failureRateThreshold)) {
+        // Only the guard's holder changes a closed word, so this exchange cannot fail.
+        tripped = this.openFrom(word);
+      }
+    } finally {
+      this.unlock();
+    }
+    if (tripped) this.transitions.emit('closed', 'open');
+  }
+
+  /**
+   * A probe's end (BREAKER.md 10), inside the guard: success counts toward closing, failure
+   * reopens, none frees its slot. The word is exchanged in a loop because other threads may take
+   * probes meanwhile; a word of another generation means the round ended: the outcome is stale.
+   */
+  private completeProbe(generation: number, outcome: CircuitOutcome): void {
+    this.readClock();
+    const words = this.words;
+    const count = this.options.halfOpenProbeCount;
+    let to: CircuitState | null = null;
+    this.lock();
+    try {
+      this.advanceCircuitTime();
+      for (;;) {
+        const word = Atomics.load(this.cells, this.stateCell);
+        if (stateOf(word) !== HALF_OPEN || words.generation(word) !== generation) break;
+        if (outcome === CircuitOutcome.Failure) {
+          if (this.openFrom(word)) to = 'open';
+        } else if (outcome === CircuitOutcome.Success && words.successes(word) + 1 >= count) {
+          // Entering closed forgets the history and the trip count (BREAKER.md 5, 18).
+          this.history.clear();
+          const closed = words.word(CLOSED, words.nextGeneration(word));
+          if (Atomics.compareExchange(this.cells, this.stateCell, word, closed) === word) {
+            Atomics.store(this.cells, this.tripsCell, 0);
+            to = 'closed';
+          }
+        } else {
+          const next = outcome === CircuitOutcome.Success ? word + words.successOne : word - words.takenOne;
+          if (Atomics.compareExchange(this.cells, this.stateCell, word, next) === word) break;
+        }
+        if (to !== null) break;
+      }
+    } finally {
+      this.unlock();
+    }
+    if (to !== null) this.transitions.emit('half_open', to);
+  }
+
+  /**
+   * Inside the guard: writes the deadline (the delay may grow per consecutive trip, BREAKER.md 7,
+   * 18), then exchanges `word` for open. False when the word changed first (the caller retries).
+   */
+  private openFrom(word: number): boolean {
+    const trips = Atomics.load(this.cells, this.tripsCell) + 1;
+    deadline[0] = this.circuitTime[0]! + this.pendingDelay(trips);
+    Atomics.store(this.cells, this.openUntilCell, halves[0]!);
+    Atomics.store(this.cells, this.openUntilCell + 1, halves[1]!);
+    const open = this.words.word(OPEN, this.words.nextGeneration(word));
+    if (Atomics.compareExchange(this.cells, this.stateCell, word, open) !== word) return false;
+    Atomics.store(this.cells, this.tripsCell, trips);
+    this.delayDrawn = Number.NaN;
+    return true;
+  }
+
+  /** The open delay of this trip, drawn once however often the exchange is retried. */
+  private delayDrawn = Number.NaN;
+  private pendingDelay(trips: number): number {
+    if (Number.isNaN(this.delayDrawn)) this.delayDrawn = openDelay(trips, this.options, this.random);
+    return this.delayDrawn;
+  }
+
+  private readOpenUntil(): number {
+    halves[0] = Atomics.load(this.cells, this.openUntilCell);
+    halves[1] = Atomics.load(this.cells, this.openUntilCell + 1);
+    return deadline[0]!;
+  }
+
+  /** Takes the circuit's guard: a compareExchange spin, short by construction, never a wait. */
+  private lock(): void {
+    while (Atomics.compareExchange(this.cells, this.guardCell, 0, 1) !== 0);
+  }
+
+  private unlock(): void {
+    Atomics.store(this.cells, this.guardCell, 0);
+  }
+
+  /** Inside the guard: the circuit's clock joins this thread's reading, never going back (BREAKER.md 4). */
+  private advanceCircuitTime(): void {
+    if (this.time[0]! > this.circuitTime[0]!) this.circuitTime[0] = this.time[0]!;
+  }
+
+  /** Advances this thread's `time[0]` to the clock's reading unless that is earlier (or NaN). */
+  private readClock(): void {
+    const now = this.clock.now();
+    if (now > this.time[0]!) this.time[0] = now;
+  }
+}
+
+/** `openRejection`'s answer when the word changed under it: read the word again. */
+const RETRY = 1;
