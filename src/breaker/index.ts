@@ -12,6 +12,7 @@ export {
 export { MAX_ADMISSIONS_IN_FLIGHT } from './admission-slots.js';
 export { CircuitBreaker, type CircuitSnapshot, type TransitionListener } from './circuit-breaker.js';
 export type { CircuitState } from './circuit-state.js';
+export type { EndpointCircuit, EndpointCircuitLease, EndpointCircuitSource } from './endpoint-circuit.js';
 export type { CircuitBreakerEnvironment, MonotonicClock, RandomSource } from './environment.js';
 export { openDelay } from './open-delay.js';
 export {
@@ -34,6 +35,6 @@ export {
   SharedCircuitRegistry,
   type SharedCircuitRegistryOptions,
 } from './shared/registry.js';
-export { SharedCircuit } from './shared/shared-circuit.js';
+export { SharedCircuit, type SharedTransitionListener } from './shared/shared-circuit.js';
 export { MAX_SHARED_PROBES } from './shared/state-word.js';
 export { shouldTrip } from './trip-rule.js';

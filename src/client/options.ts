@@ -2,7 +2,11 @@
 // invalid option becomes a RespireConfigurationError naming the option and its allowed range;
 // unknown names and options of features not built yet are refused first (option-names.ts).
 import type tls from 'node:tls';
-import { type RespireCircuitBreakerOptions, validateCircuitBreakerOptions } from '../breaker/index.js';
+import {
+  type RespireCircuitBreakerOptions,
+  SharedCircuitRegistry,
+  validateCircuitBreakerOptions,
+} from '../breaker/index.js';
 import type { ResolvedCircuitBreakerOptions } from '../breaker/options.js';
 import { RespireConfigurationError, type RespireEndpoint } from '../errors.js';
 import {
@@ -71,7 +75,11 @@ export interface RespireOptions {
   maxDedicatedConnections?: number;
   reconnect?: ReconnectOption;
   retry?: RespireRetryOptions;
-  circuitBreaker?: RespireCircuitBreakerOptions | null;
+  /**
+   * Circuit options, or `{ shared }`: the circuits of a SharedCircuitRegistry (attached in this
+   * thread), shared with every client in every worker thread that uses it; its options apply.
+   */
+  circuitBreaker?: RespireCircuitBreakerOptions | { shared: SharedCircuitRegistry } | null;
   /** Bulk and simple strings as Buffer instead of string. Default false. */
   returnBuffers?: boolean;
   /**
@@ -108,6 +116,8 @@ export interface ResolvedOptions extends ResolvedModeOptions {
   reconnect: ReconnectFunction | false;
   retryAttempts: number;
   circuitBreaker: ResolvedCircuitBreakerOptions | null;
+  /** The registry of `circuitBreaker: { shared }`, whose circuits the client leases; else null. */
+  sharedCircuits: SharedCircuitRegistry | null;
   returnBuffers: boolean;
   meter: RespireMeter | null;
   /** The groups `meter` reports; empty without a meter. */
@@ -178,10 +188,15 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
     );
   }
   const parsed = endpoints.map((endpoint, i) => parseEndpoint(endpoint, `endpoints[${i}]`));
+  const sharedCircuits = sharedRegistry(options.circuitBreaker);
   const circuitBreaker =
     options.circuitBreaker === undefined || options.circuitBreaker === null
       ? null
-      : validateCircuitBreakerOptions(options.circuitBreaker, 'circuitBreaker.');
+      : (sharedCircuits?.options ??
+        validateCircuitBreakerOptions(
+          options.circuitBreaker as RespireCircuitBreakerOptions,
+          'circuitBreaker.',
+        ));
   const random = options.random ?? systemRandom;
   if (options.username !== undefined && options.password === undefined) {
     throw new RespireConfigurationError('password', undefined, 'a string when username is set');
@@ -213,11 +228,37 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
     reconnect: reconnect(options.reconnect, random),
     retryAttempts: integer(options.retry?.maxAttempts, 'retry.maxAttempts', 1, 1, 100),
     circuitBreaker,
+    sharedCircuits,
     returnBuffers: options.returnBuffers === true,
     ...resolveMetricOptions(options.meter, options.metricGroups),
     clock: options.clock ?? systemClock,
     random,
   };
+}
+
+/**
+ * The registry of `circuitBreaker: { shared }`, or null for plain circuit options. Its options
+ * were fixed when it was made, so `shared` comes alone (API.md "Circuits shared across worker threads").
+ */
+function sharedRegistry(value: unknown): SharedCircuitRegistry | null {
+  if (value === null || typeof value !== 'object' || !('shared' in value)) return null;
+  const { shared, ...others } = value as { shared: unknown };
+  if (!(shared instanceof SharedCircuitRegistry)) {
+    throw new RespireConfigurationError(
+      'circuitBreaker.shared',
+      shared,
+      'a SharedCircuitRegistry (new SharedCircuitRegistry(options), or SharedCircuitRegistry.attach(buffer))',
+    );
+  }
+  const extra = Object.keys(others)[0];
+  if (extra !== undefined) {
+    throw new RespireConfigurationError(
+      `circuitBreaker.${extra}`,
+      (others as Record<string, unknown>)[extra],
+      'not set beside circuitBreaker.shared: the shared registry fixes the options for every thread',
+    );
+  }
+  return shared;
 }
 
 function replicaEndpoints(value: unknown): RespireEndpoint[] {

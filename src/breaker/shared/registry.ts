@@ -245,7 +245,9 @@ export class SharedCircuitRegistry {
       slot,
       circuit,
       leases: 0,
-      stopForwarding: circuit.onTransition((from, to) => this.transitions.emit(key, from, to)),
+      stopForwarding: circuit.onTransition((from: CircuitState, to: CircuitState) =>
+        this.transitions.emit(key, from, to),
+      ),
     };
     this.local.set(key, entry);
     return entry;

@@ -25,6 +25,12 @@ import { shouldTrip } from '../trip-rule.js';
 import { type Layout, S_GUARD, S_OPEN_UNTIL, S_STATE, S_TRIPS } from './layout.js';
 import { CLOSED, HALF_OPEN, OPEN, type StateWordLayout, stateName, stateOf } from './state-word.js';
 
+/**
+ * Called after a transition this thread made, once the new state word is committed, with the new
+ * state's generation (every transition starts one; a `TransitionListener` may ignore it).
+ */
+export type SharedTransitionListener = (from: CircuitState, to: CircuitState, generation: number) => void;
+
 /** What a thread's handle is made from: the registry's buffer and layout, and the thread's own clock. */
 export interface SharedCircuitContext {
   readonly buffer: SharedArrayBuffer;
@@ -60,7 +66,7 @@ export class SharedCircuit {
   /** This thread's clamped clock reading, for admission. */
   private readonly time = new Float64Array([Number.NEGATIVE_INFINITY]);
   private readonly slots = new AdmissionSlots();
-  private readonly transitions: Notifier<[CircuitState, CircuitState]>;
+  private readonly transitions: Notifier<[CircuitState, CircuitState, number]>;
   private readonly clock: MonotonicClock;
   private readonly random: RandomSource;
   private retryAfterMs = 1;
@@ -161,9 +167,17 @@ export class SharedCircuit {
     return true;
   }
 
-  /** Subscribes to the transitions this thread makes; returns the function that unsubscribes. */
-  onTransition(listener: TransitionListener): () => void {
+  /**
+   * Subscribes to the transitions this thread makes (each transition is made by exactly one
+   * thread, and heard only there); returns the function that unsubscribes.
+   */
+  onTransition(listener: SharedTransitionListener | TransitionListener): () => void {
     return this.transitions.subscribe(listener);
+  }
+
+  /** @internal For tests: the generation that admitted a ticket in flight, or -1. */
+  ticketGeneration(ticket: number): number {
+    return this.slots.generationOf(ticket);
   }
 
   /** The shared counts after evicting expired outcomes; `admissionsInFlight` is this thread's. */
@@ -229,7 +243,7 @@ export class SharedCircuit {
         if (seen === word) {
           // The probe is taken before listeners run, so a re-entrant listener cannot take its slot.
           const ticket = this.slots.issue(words.generation(halfOpen));
-          this.transitions.emit('open', 'half_open');
+          this.transitions.emit('open', 'half_open', words.generation(halfOpen));
           return ticket;
         }
       }
@@ -255,7 +269,7 @@ export class SharedCircuit {
   /** Record, then run the trip test on a failure (BREAKER.md 1-3, 6), inside the guard. */
   private recordWhileClosed(word: number, failed: boolean): void {
     this.readClock();
-    let tripped = false;
+    let opened = -1;
     this.lock();
     try {
       // A trip by another thread since this admission makes its outcome stale (BREAKER.md 11).
@@ -266,12 +280,12 @@ export class SharedCircuit {
       const { minimumFailureCount, failureRateThreshold } = this.options;
       if (failed && shouldTrip(history.failures, history.total, minimumFailureCount, failureRateThreshold)) {
         // Only the guard's holder changes a closed word, so this exchange cannot fail.
-        tripped = this.openFrom(word);
+        opened = this.openFrom(word);
       }
     } finally {
       this.unlock();
     }
-    if (tripped) this.transitions.emit('closed', 'open');
+    if (opened >= 0) this.transitions.emit('closed', 'open', this.words.generation(opened));
   }
 
   /**
@@ -284,6 +298,7 @@ export class SharedCircuit {
     const words = this.words;
     const count = this.options.halfOpenProbeCount;
     let to: CircuitState | null = null;
+    let next = 0;
     this.lock();
     try {
       this.advanceCircuitTime();
@@ -291,17 +306,18 @@ export class SharedCircuit {
         const word = Atomics.load(this.cells, this.stateCell);
         if (stateOf(word) !== HALF_OPEN || words.generation(word) !== generation) break;
         if (outcome === CircuitOutcome.Failure) {
-          if (this.openFrom(word)) to = 'open';
+          next = this.openFrom(word);
+          if (next >= 0) to = 'open';
         } else if (outcome === CircuitOutcome.Success && words.successes(word) + 1 >= count) {
           // Entering closed forgets the history and the trip count (BREAKER.md 5, 18).
           this.history.clear();
-          const closed = words.word(CLOSED, words.nextGeneration(word));
-          if (Atomics.compareExchange(this.cells, this.stateCell, word, closed) === word) {
+          next = words.word(CLOSED, words.nextGeneration(word));
+          if (Atomics.compareExchange(this.cells, this.stateCell, word, next) === word) {
             Atomics.store(this.cells, this.tripsCell, 0);
             to = 'closed';
           }
         } else {
-          const next = outcome === CircuitOutcome.Success ? word + words.successOne : word - words.takenOne;
+          next = outcome === CircuitOutcome.Success ? word + words.successOne : word - words.takenOne;
           if (Atomics.compareExchange(this.cells, this.stateCell, word, next) === word) break;
         }
         if (to !== null) break;
@@ -309,23 +325,24 @@ export class SharedCircuit {
     } finally {
       this.unlock();
     }
-    if (to !== null) this.transitions.emit('half_open', to);
+    if (to !== null) this.transitions.emit('half_open', to, words.generation(next));
   }
 
   /**
    * Inside the guard: writes the deadline (the delay may grow per consecutive trip, BREAKER.md 7,
-   * 18), then exchanges `word` for open. False when the word changed first (the caller retries).
+   * 18), then exchanges `word` for open. Returns the open word, or -1 when the word changed first
+   * (the caller retries).
    */
-  private openFrom(word: number): boolean {
+  private openFrom(word: number): number {
     const trips = Atomics.load(this.cells, this.tripsCell) + 1;
     deadline[0] = this.circuitTime[0]! + this.pendingDelay(trips);
     Atomics.store(this.cells, this.openUntilCell, halves[0]!);
     Atomics.store(this.cells, this.openUntilCell + 1, halves[1]!);
     const open = this.words.word(OPEN, this.words.nextGeneration(word));
-    if (Atomics.compareExchange(this.cells, this.stateCell, word, open) !== word) return false;
+    if (Atomics.compareExchange(this.cells, this.stateCell, word, open) !== word) return -1;
     Atomics.store(this.cells, this.tripsCell, trips);
     this.delayDrawn = Number.NaN;
-    return true;
+    return open;
   }
 
   /** The open delay of this trip, drawn once however often the exchange is retried. */
