@@ -153,15 +153,13 @@ export class SharedCircuit {
   complete(ticket: number, outcome: CircuitOutcome): boolean {
     const generation = this.slots.redeem(ticket);
     if (generation < 0) return false;
-    const word = Atomics.load(this.cells, this.stateCell);
-    if (this.words.generation(word) === generation) {
-      const state = stateOf(word);
-      if (state === CLOSED) {
-        if (outcome === CircuitOutcome.Success || outcome === CircuitOutcome.Failure)
-          this.recordWhileClosed(word, outcome === CircuitOutcome.Failure);
-      } else if (state === HALF_OPEN) {
-        this.completeProbe(generation, outcome);
-      }
+    if (outcome === CircuitOutcome.Success || outcome === CircuitOutcome.Failure) {
+      this.completeGuarded(generation, outcome);
+    } else {
+      // No outcome: only a probe of the current round frees its slot; nothing else to do.
+      const word = Atomics.load(this.cells, this.stateCell);
+      if (stateOf(word) === HALF_OPEN && this.words.generation(word) === generation)
+        this.completeGuarded(generation, CircuitOutcome.None);
     }
     if (this.slots.inFlight === 0 && this.idleCallback !== null) this.idleCallback();
     return true;
@@ -266,66 +264,74 @@ export class SharedCircuit {
     return AdmitRejection.Open;
   }
 
-  /** Record, then run the trip test on a failure (BREAKER.md 1-3, 6), inside the guard. */
-  private recordWhileClosed(word: number, failed: boolean): void {
+  /**
+   * Inside the circuit's guard: an outcome of the current generation (an earlier one changes
+   * nothing, BREAKER.md 11). Closed: record it, and a failure runs the trip test (BREAKER.md 1-3,
+   * 6). Half-open, a probe's end (BREAKER.md 10): success counts toward closing, failure reopens,
+   * none frees its slot. Transitions are heard after the guard is let go. A success or failure reads
+   * the state word only here, so that recording it costs one guarded section and no more.
+   */
+  private completeGuarded(generation: number, outcome: CircuitOutcome): void {
     this.readClock();
-    let opened = -1;
+    let from: CircuitState = 'closed';
+    let to: CircuitState | null = null;
+    let next = -1;
     this.lock();
     try {
-      // A trip by another thread since this admission makes its outcome stale (BREAKER.md 11).
-      if (Atomics.load(this.cells, this.stateCell) !== word) return;
+      const word = Atomics.load(this.cells, this.stateCell);
+      if (this.words.generation(word) !== generation) return;
       this.advanceCircuitTime();
-      const history = this.history;
-      history.record(failed);
-      const { minimumFailureCount, failureRateThreshold } = this.options;
-      if (failed && shouldTrip(history.failures, history.total, minimumFailureCount, failureRateThreshold)) {
-        // Only the guard's holder changes a closed word, so this exchange cannot fail.
-        opened = this.openFrom(word);
+      if (stateOf(word) === CLOSED) {
+        const failed = outcome === CircuitOutcome.Failure;
+        const history = this.history;
+        history.record(failed);
+        const { minimumFailureCount, failureRateThreshold } = this.options;
+        if (
+          failed &&
+          shouldTrip(history.failures, history.total, minimumFailureCount, failureRateThreshold)
+        ) {
+          // Only the guard's holder changes a closed word, so this exchange cannot fail.
+          next = this.openFrom(word);
+          if (next >= 0) to = 'open';
+        }
+      } else if (stateOf(word) === HALF_OPEN) {
+        from = 'half_open';
+        next = this.endProbe(word, outcome);
+        if (next >= 0) to = stateName(next);
       }
     } finally {
       this.unlock();
     }
-    if (opened >= 0) this.transitions.emit('closed', 'open', this.words.generation(opened));
+    if (to !== null) this.transitions.emit(from, to, this.words.generation(next));
   }
 
   /**
-   * A probe's end (BREAKER.md 10), inside the guard: success counts toward closing, failure
-   * reopens, none frees its slot. The word is exchanged in a loop because other threads may take
-   * probes meanwhile; a word of another generation means the round ended: the outcome is stale.
+   * Inside the guard, for a half-open `first` word of the probe's generation: exchanges the word in
+   * a loop, because other threads may take probes meanwhile (only the guard's holder ends a round).
+   * Returns the new word when the round ended (closed or open again), else -1.
    */
-  private completeProbe(generation: number, outcome: CircuitOutcome): void {
-    this.readClock();
+  private endProbe(first: number, outcome: CircuitOutcome): number {
     const words = this.words;
-    const count = this.options.halfOpenProbeCount;
-    let to: CircuitState | null = null;
-    let next = 0;
-    this.lock();
-    try {
-      this.advanceCircuitTime();
-      for (;;) {
-        const word = Atomics.load(this.cells, this.stateCell);
-        if (stateOf(word) !== HALF_OPEN || words.generation(word) !== generation) break;
-        if (outcome === CircuitOutcome.Failure) {
-          next = this.openFrom(word);
-          if (next >= 0) to = 'open';
-        } else if (outcome === CircuitOutcome.Success && words.successes(word) + 1 >= count) {
-          // Entering closed forgets the history and the trip count (BREAKER.md 5, 18).
-          this.history.clear();
-          next = words.word(CLOSED, words.nextGeneration(word));
-          if (Atomics.compareExchange(this.cells, this.stateCell, word, next) === word) {
-            Atomics.store(this.cells, this.tripsCell, 0);
-            to = 'closed';
-          }
-        } else {
-          next = outcome === CircuitOutcome.Success ? word + words.successOne : word - words.takenOne;
-          if (Atomics.compareExchange(this.cells, this.stateCell, word, next) === word) break;
+    for (let word = first; ; word = Atomics.load(this.cells, this.stateCell)) {
+      if (outcome === CircuitOutcome.Failure) {
+        const open = this.openFrom(word);
+        if (open >= 0) return open;
+      } else if (
+        outcome === CircuitOutcome.Success &&
+        words.successes(word) + 1 >= this.options.halfOpenProbeCount
+      ) {
+        // Entering closed forgets the history and the trip count (BREAKER.md 5, 18).
+        this.history.clear();
+        const closed = words.word(CLOSED, words.nextGeneration(word));
+        if (Atomics.compareExchange(this.cells, this.stateCell, word, closed) === word) {
+          Atomics.store(this.cells, this.tripsCell, 0);
+          return closed;
         }
-        if (to !== null) break;
+      } else {
+        const next = outcome === CircuitOutcome.Success ? word + words.successOne : word - words.takenOne;
+        if (Atomics.compareExchange(this.cells, this.stateCell, word, next) === word) return -1;
       }
-    } finally {
-      this.unlock();
     }
-    if (to !== null) this.transitions.emit('half_open', to, words.generation(next));
   }
 
   /**
