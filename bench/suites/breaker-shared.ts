@@ -4,10 +4,59 @@
 // single-thread CircuitBreaker (one per worker) in the same run. Each worker times its own loop
 // after a barrier; a row is the workers' mean ns/op, median over rounds. On a machine with fewer
 // cores than workers the threads also wait for a core, in every contender alike.
+//
+// Then the outage: 4 service threads, each a client sending GETs one after another, while Redis
+// answers 600 ms late behind the fault proxy (past the 300 ms command timeout, so every command
+// sent fails, and each failure drops its connection for a slow reconnect): how many commands
+// reached the proxy, and how many failed, with the shared registry and with a circuit per client.
 import { Worker } from 'node:worker_threads';
 import { SharedCircuitRegistry } from '../../src/breaker/index.js';
+import { CommandTap } from '../../test/kit/command-tap.js';
+import { startFaultProxy } from '../../test/kit/fault-proxy.js';
+import type { OutageWorkerData, OutageWorkerReport } from '../breaker-shared/outage-worker.js';
 import type { AdmitWorkerData } from '../breaker-shared/worker.js';
-import type { BenchContext, BenchResult, InProcessSuite } from '../suite.js';
+import { type BenchContext, type BenchResult, type InProcessSuite, redisEndpoint } from '../suite.js';
+
+const OUTAGE_WORKERS = 4;
+const OUTAGE_CIRCUIT = { minimumFailureCount: 5, openDuration: 60_000 };
+
+function next<T>(worker: Worker): Promise<T> {
+  return new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+}
+
+/** The slow-Redis outage with `OUTAGE_WORKERS` service threads; what reached the proxy and what failed. */
+async function outage(
+  context: BenchContext,
+  buffer: SharedArrayBuffer | null,
+): Promise<{ reached: number; failures: number }> {
+  const proxy = await startFaultProxy({ target: redisEndpoint(await context.redisUrl()) });
+  const tap = await CommandTap.start({ host: proxy.host, port: proxy.port });
+  const workers: Worker[] = [];
+  try {
+    const data: OutageWorkerData = {
+      port: tap.port,
+      buffer,
+      circuit: OUTAGE_CIRCUIT,
+      concurrency: 1,
+      durationMs: context.quick ? 2_000 : 8_000,
+    };
+    const url = new URL('../breaker-shared/outage-worker.js', import.meta.url);
+    for (let i = 0; i < OUTAGE_WORKERS; i++) workers.push(new Worker(url, { workerData: data }));
+    await Promise.all(workers.map((worker) => next(worker)));
+    await proxy.setMode('delay', 600, 'toClient');
+    const reports = workers.map((worker) => next<OutageWorkerReport>(worker));
+    for (const worker of workers) worker.postMessage('go');
+    const done = await Promise.all(reports);
+    return { reached: tap.arrivals.length, failures: done.reduce((sum, report) => sum + report.failures, 0) };
+  } finally {
+    await Promise.all(workers.map((worker) => worker.terminate()));
+    await tap.stop();
+    await proxy.stop();
+  }
+}
 
 const WORKER_COUNTS = [1, 2, 4] as const;
 type Contender =
@@ -92,6 +141,23 @@ export const breakerSharedSuite: InProcessSuite = {
           unit: 'x',
         });
       }
+    }
+    const outageCase = `outage: ${OUTAGE_WORKERS} workers, replies 600 ms late (minimumFailureCount ${OUTAGE_CIRCUIT.minimumFailureCount})`;
+    for (const [client, shared] of [
+      ['shared registry', true],
+      ['a circuit per client', false],
+    ] as const) {
+      context.log(`breaker-shared: outage, ${client}`);
+      const buffer = shared ? new SharedCircuitRegistry({ ...OUTAGE_CIRCUIT, maxEndpoints: 4 }).buffer : null;
+      const { reached, failures } = await outage(context, buffer);
+      rows.push({
+        suite: 'breaker-shared',
+        case: outageCase,
+        client,
+        value: reached,
+        unit: 'commands reached the proxy',
+      });
+      rows.push({ suite: 'breaker-shared', case: outageCase, client, value: failures, unit: 'failures' });
     }
     return rows;
   },

@@ -10,7 +10,7 @@ import { SharedCircuitRegistry } from '../../src/breaker/index.js';
 import { type CompiledEntry, compileEntry } from '../kit/compile-entry.js';
 import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { CommandTap } from './circuit-tap.js';
+import { CommandTap } from '../kit/command-tap.js';
 import type { ClientWorkerData, ClientWorkerReport } from './shared-circuit-worker.js';
 
 const server = useRedisServer();
