@@ -7,10 +7,10 @@
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SharedCircuitRegistry } from '../../src/breaker/index.js';
+import { CommandTap } from '../kit/command-tap.js';
 import { type CompiledEntry, compileEntry } from '../kit/compile-entry.js';
 import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { CommandTap } from '../kit/command-tap.js';
 import type { ClientWorkerData, ClientWorkerReport } from './shared-circuit-worker.js';
 
 const server = useRedisServer();

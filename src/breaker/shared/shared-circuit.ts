@@ -5,14 +5,8 @@
 // a short per-circuit guard (a compareExchange spin, never Atomics.wait). Exactly one thread makes
 // each transition, and only its listeners hear of it.
 
-import { RespireError } from '../../errors.js';
-import {
-  AdmitRejection,
-  type CircuitAcquireResult,
-  CircuitOutcome,
-  PROBES_FULL_REJECTION,
-  TicketAdmission,
-} from '../admission.js';
+import { acquireResult } from '../acquire-result.js';
+import { AdmitRejection, type CircuitAcquireResult, CircuitOutcome } from '../admission.js';
 import { AdmissionSlots, MAX_ADMISSIONS_IN_FLIGHT } from '../admission-slots.js';
 import type { CircuitSnapshot, TransitionListener } from '../circuit-breaker.js';
 import type { CircuitState } from '../circuit-state.js';
@@ -111,15 +105,7 @@ export class SharedCircuit {
 
   /** As `CircuitBreaker.tryAcquire`. */
   tryAcquire(): CircuitAcquireResult {
-    const ticket = this.tryAdmit();
-    if (ticket >= 0) return new TicketAdmission(this, ticket);
-    if (ticket === AdmitRejection.ProbesFull) return PROBES_FULL_REJECTION;
-    if (ticket === AdmitRejection.Saturated) {
-      throw new RespireError(
-        `more than ${MAX_ADMISSIONS_IN_FLIGHT} circuit admissions in flight: every admission must be completed`,
-      );
-    }
-    return { admitted: false, retryAfter: this.retryAfterMs };
+    return acquireResult(this, this.tryAdmit(), this.retryAfterMs);
   }
 
   /** As `CircuitBreaker.tryAdmit`. Closed: one atomic load and a ticket from this thread's table. */
