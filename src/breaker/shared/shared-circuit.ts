@@ -17,6 +17,7 @@ import { historyStorage, OutcomeHistory } from '../outcome-history.js';
 import { Notifier } from '../transition-notifier.js';
 import { shouldTrip } from '../trip-rule.js';
 import { type Layout, S_GUARD, S_OPEN_UNTIL, S_STATE, S_TRIPS } from './layout.js';
+import { OpenDeadline, SlotGuard } from './slot-cells.js';
 import { CLOSED, HALF_OPEN, OPEN, type StateWordLayout, stateName, stateOf } from './state-word.js';
 
 /**
@@ -37,10 +38,6 @@ export interface SharedCircuitContext {
   readonly reportListenerError: (error: unknown) => void;
 }
 
-/** Splits and joins the open deadline's Float64 into the two Int32 halves Atomics can store. */
-const halves = new Int32Array(2);
-const deadline = new Float64Array(halves.buffer);
-
 /**
  * A thread's handle on a shared circuit, with `CircuitBreaker`'s admission API. Tickets and
  * admission objects belong to the thread that took them. `admissionsInFlight` and the listeners
@@ -51,8 +48,8 @@ export class SharedCircuit {
   private readonly cells: Int32Array;
   private readonly words: StateWordLayout;
   private readonly stateCell: number;
-  private readonly guardCell: number;
-  private readonly openUntilCell: number;
+  private readonly guard: SlotGuard;
+  private readonly openUntil: OpenDeadline;
   private readonly tripsCell: number;
   private readonly history: OutcomeHistory;
   /** The circuit's clamped clock, shared (BREAKER.md 4): written only inside the guard. */
@@ -72,8 +69,8 @@ export class SharedCircuit {
     this.cells = context.cells;
     this.words = context.words;
     this.stateCell = layout.cell(slot, S_STATE);
-    this.guardCell = layout.cell(slot, S_GUARD);
-    this.openUntilCell = layout.cell(slot, S_OPEN_UNTIL);
+    this.guard = new SlotGuard(this.cells, layout.cell(slot, S_GUARD));
+    this.openUntil = new OpenDeadline(this.cells, layout.cell(slot, S_OPEN_UNTIL));
     this.tripsCell = layout.cell(slot, S_TRIPS);
     this.circuitTime = new Float64Array(buffer, layout.timeByte(slot), 1);
     const storage = historyStorage(options.maximumSampleCount, buffer, layout.historyByte(slot));
@@ -167,7 +164,7 @@ export class SharedCircuit {
   /** The shared counts after evicting expired outcomes; `admissionsInFlight` is this thread's. */
   snapshot(): CircuitSnapshot {
     this.readClock();
-    this.lock();
+    this.guard.lock();
     let word: number;
     let failures: number;
     let total: number;
@@ -178,7 +175,7 @@ export class SharedCircuit {
       failures = this.history.failures;
       total = this.history.total;
     } finally {
-      this.unlock();
+      this.guard.unlock();
     }
     const state = stateOf(word);
     const words = this.words;
@@ -188,7 +185,7 @@ export class SharedCircuit {
       total,
       probesInFlight: state === HALF_OPEN ? words.taken(word) - words.successes(word) : 0,
       probeSuccesses: state === HALF_OPEN ? words.successes(word) : 0,
-      openUntil: state === OPEN ? this.readOpenUntil() : null,
+      openUntil: state === OPEN ? this.openUntil.read() : null,
       consecutiveTrips: Atomics.load(this.cells, this.tripsCell),
       admissionsInFlight: this.slots.inFlight,
     });
@@ -241,7 +238,7 @@ export class SharedCircuit {
    * (the deadline is written before the word says open, so an unchanged word vouches for it).
    */
   private openRejection(word: number): number {
-    const openUntil = this.readOpenUntil();
+    const openUntil = this.openUntil.read();
     if (Atomics.load(this.cells, this.stateCell) !== word) return RETRY;
     this.readClock();
     const now = this.time[0]!;
@@ -262,7 +259,7 @@ export class SharedCircuit {
     let from: CircuitState = 'closed';
     let to: CircuitState | null = null;
     let next = -1;
-    this.lock();
+    this.guard.lock();
     try {
       const word = Atomics.load(this.cells, this.stateCell);
       if (this.words.generation(word) !== generation) return;
@@ -286,7 +283,7 @@ export class SharedCircuit {
         if (next >= 0) to = stateName(next);
       }
     } finally {
-      this.unlock();
+      this.guard.unlock();
     }
     if (to !== null) this.transitions.emit(from, to, this.words.generation(next));
   }
@@ -327,9 +324,7 @@ export class SharedCircuit {
    */
   private openFrom(word: number): number {
     const trips = Atomics.load(this.cells, this.tripsCell) + 1;
-    deadline[0] = this.circuitTime[0]! + this.pendingDelay(trips);
-    Atomics.store(this.cells, this.openUntilCell, halves[0]!);
-    Atomics.store(this.cells, this.openUntilCell + 1, halves[1]!);
+    this.openUntil.write(this.circuitTime[0]! + this.pendingDelay(trips));
     const open = this.words.word(OPEN, this.words.nextGeneration(word));
     if (Atomics.compareExchange(this.cells, this.stateCell, word, open) !== word) return -1;
     Atomics.store(this.cells, this.tripsCell, trips);
@@ -342,21 +337,6 @@ export class SharedCircuit {
   private pendingDelay(trips: number): number {
     if (Number.isNaN(this.delayDrawn)) this.delayDrawn = openDelay(trips, this.options, this.random);
     return this.delayDrawn;
-  }
-
-  private readOpenUntil(): number {
-    halves[0] = Atomics.load(this.cells, this.openUntilCell);
-    halves[1] = Atomics.load(this.cells, this.openUntilCell + 1);
-    return deadline[0]!;
-  }
-
-  /** Takes the circuit's guard: a compareExchange spin, short by construction, never a wait. */
-  private lock(): void {
-    while (Atomics.compareExchange(this.cells, this.guardCell, 0, 1) !== 0);
-  }
-
-  private unlock(): void {
-    Atomics.store(this.cells, this.guardCell, 0);
   }
 
   /** Inside the guard: the circuit's clock joins this thread's reading, never going back (BREAKER.md 4). */
