@@ -11,6 +11,7 @@ import { endpointKey } from '../client/endpoint.js';
 import type { ClientCircuit } from '../client/node/circuit-gate.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { ResolvedOptions } from '../client/options.js';
+import type { PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
 import { ReplicaTurns, readsFromReplica } from '../client/replica-reads.js';
 import type { Router } from '../client/router.js';
 import { RespireConnectionError, type RespireEndpoint } from '../errors.js';
@@ -166,9 +167,14 @@ export class SentinelRouter implements Router {
     old.transactions.replaced({ target: next.transactionTarget, tracker: next.transactions });
     for (const command of old.main.takeUnwritten()) next.send(command, false);
     old.moveBlocking((command) => this.resend(command));
+    // One subscribe command per kind, every name with all its listeners (not one per listener).
+    const byKind = new Map<SubscriptionKind, { names: string[]; listeners: PubSubListener[] }[]>();
     for (const { kind, name, listeners } of old.subscriber.confirmedSubscriptions()) {
-      for (const listener of listeners) next.subscriber.subscribe(kind, name, listener).catch(ignore);
+      const entries = byKind.get(kind) ?? [];
+      entries.push({ names: [name], listeners });
+      byKind.set(kind, entries);
     }
+    for (const [kind, entries] of byKind) next.subscriber.subscribeAll(kind, entries).catch(ignore);
     this.retiring.add(old);
     old.close().then(
       () => this.retiring.delete(old),
