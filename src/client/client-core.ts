@@ -18,6 +18,11 @@ import {
   type CommandOptions,
   type ReplyTransform,
 } from '../transport/command.js';
+import { CacheMeter } from './cache/cache-meter.js';
+import { CachedRead } from './cache/cached-read.js';
+import { answerFromCache } from './cache/cached-values.js';
+import { ClientSideCache, type ClientSideCacheStats } from './cache/client-side-cache.js';
+import { UncachedView } from './cache/uncached-view.js';
 import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
 import { checkedPrefix, KeyPrefixView } from './key-prefix-view.js';
@@ -25,7 +30,7 @@ import { ClientTelemetry } from './metrics.js';
 import { type ClientCircuit, circuitRegistry } from './node/circuit-gate.js';
 import { EndpointNode, type EndpointNodeSettings } from './node/endpoint-node.js';
 import type { ResolvedOptions } from './options.js';
-import { prepareCommand } from './prepare-command.js';
+import { isTimeout, prepareCommand } from './prepare-command.js';
 import type { PubSubErrorListener, PubSubListener, SubscriptionKind } from './pubsub/subscriber.js';
 import { isReadOnlyCommand } from './read-only-commands.js';
 import { refusedCommand } from './refused-commands.js';
@@ -57,6 +62,9 @@ export class ClientCore extends Commander {
   private readonly errorSink: ((error: unknown) => void) | undefined;
   /** Pub/sub error listeners, added to every node's subscriber (present and future). */
   private readonly pubSubErrorListeners = new Set<PubSubErrorListener>();
+  /** The client-side cache (cache/client-side-cache.ts); none without `clientSideCache`. */
+  private readonly cache: ClientSideCache | undefined;
+  private readonly cacheMeter: CacheMeter | undefined;
 
   protected constructor(
     private readonly options: ResolvedOptions,
@@ -69,6 +77,9 @@ export class ClientCore extends Commander {
       options.circuitBreaker === null
         ? undefined
         : circuitRegistry({ ...options, circuitBreaker: options.circuitBreaker });
+    const cache =
+      options.clientSideCache === null ? undefined : new ClientSideCache(options.clientSideCache, options.clock);
+    this.cache = cache;
     this.router = makeRouter({
       create: (endpoint, extras) => {
         const node = new EndpointNode({
@@ -77,6 +88,7 @@ export class ClientCore extends Commander {
           telemetry: this.telemetry,
           errorSink: this.errorSink,
           circuits,
+          cache,
         });
         for (const listener of this.pubSubErrorListeners) node.subscriber.onError(listener);
         return node;
@@ -89,6 +101,20 @@ export class ClientCore extends Commander {
         for (const command of commands) if (!command.settled) this.route(command);
       },
     };
+    this.cacheMeter = cache && new CacheMeter(cache, this.telemetry, () => this.router.endpoint);
+  }
+
+  /** What the client-side cache holds and has done; undefined without `clientSideCache`. */
+  get cacheStats(): ClientSideCacheStats | undefined {
+    return this.cache?.stats;
+  }
+
+  /**
+   * A view that reads through the client-side cache to Redis, sharing this client's connections
+   * and circuits; its writes still invalidate the cache.
+   */
+  withoutCache(): UncachedView {
+    return new UncachedView(this);
   }
 
   /** The data endpoint: the configured one, or in Cluster mode the first seed. */
@@ -124,11 +150,21 @@ export class ClientCore extends Commander {
     options: CommandOptions | undefined,
     flags = 0,
   ): Promise<T> {
+    let cached = false;
+    const cache = this.cache;
+    if (cache !== undefined && (flags & CommandFlags.NoCache) === 0 && servable(options)) {
+      // Seed 000: a hit sends nothing, so no circuit checks it and nothing is recorded.
+      const entry = cache.lookup(args);
+      if (entry !== undefined && entry !== null) {
+        return answerFromCache(entry.value, transform, options?.fireAndForget === true, this.errorSink);
+      }
+      cached = entry === null;
+    }
     if (this.options.retryAttempts <= 1) {
-      return this.callOnce(args, transform, options, flags, this.errorSink);
+      return this.callOnce(args, transform, options, flags, this.errorSink, cached);
     }
     // With retries only the last attempt's error reaches the caller, so only it is counted.
-    const promise = this.callWithRetry(args, transform, options, flags);
+    const promise = this.callWithRetry(args, transform, options, flags, cached);
     const errorSink = errorSinkFor(this.errorSink, flags);
     if (errorSink !== undefined) promise.catch(errorSink);
     return promise;
@@ -198,6 +234,7 @@ export class ClientCore extends Commander {
   multi(): Transaction {
     return new Transaction({
       route: (entries) => {
+        if (this.cache !== undefined) for (const entry of entries) this.cache.written(entry.args);
         const node = this.router.transactionNode(entries);
         return node instanceof Error ? node : this.transactionPlace(node);
       },
@@ -227,12 +264,14 @@ export class ClientCore extends Commander {
    * reject with RespireConnectionError (`written: false`).
    */
   close(): Promise<void> {
+    this.cacheMeter?.stop();
     this.closing ??= this.router.close();
     return this.closing;
   }
 
   /** Closes every connection at once; what is queued or in flight rejects. */
   destroy(): void {
+    this.cacheMeter?.stop();
     this.router.destroy();
   }
 
@@ -315,10 +354,19 @@ export class ClientCore extends Commander {
     transform: ReplyTransform<T> | undefined,
     options: CommandOptions | undefined,
     flags: number,
-    errorSink?: (error: unknown) => void,
+    errorSink: ((error: unknown) => void) | undefined,
+    cached: boolean,
   ): Promise<T> {
-    const command = prepareCommand(args, transform, options, flags, this.options.commandTimeout, errorSink);
-    if (!command.settled) this.route(command as Command<unknown>);
+    const timeout = this.options.commandTimeout;
+    const command = cached
+      ? prepareCommand(args, transform, options, flags, timeout, errorSink, undefined, 0, CachedRead)
+      : prepareCommand(args, transform, options, flags, timeout, errorSink);
+    if (!command.settled) {
+      // A cache miss takes its key's placeholder (cache/cached-read.ts) before it is sent.
+      const placeholder = cached ? this.cache!.begin(args) : undefined;
+      if (placeholder !== undefined) (command as CachedRead<T>).attach(this.cache!, placeholder);
+      this.route(command as Command<unknown>);
+    }
     return command.promise;
   }
 
@@ -332,6 +380,8 @@ export class ClientCore extends Commander {
       command.reject(refusal);
       return;
     }
+    // Read your writes: what the command may write leaves the cache before it is sent.
+    this.cache?.written(command.args);
     this.router.send(command);
   }
 
@@ -340,6 +390,7 @@ export class ClientCore extends Commander {
     transform: ReplyTransform<T> | undefined,
     options: CommandOptions | undefined,
     flags: number,
+    cached: boolean,
   ): Promise<T> {
     // Each attempt is a new command, admitted on its own right before its write, and its outcome
     // recorded on its own (BREAKER.md 17); a circuit rejection ends the loop (mayRetry).
@@ -350,6 +401,8 @@ export class ClientCore extends Commander {
           transform,
           options,
           attempt === 1 ? flags : flags | CommandFlags.Retry,
+          undefined,
+          cached,
         );
       } catch (error) {
         if (attempt >= this.options.retryAttempts || !mayRetry(error, args)) throw error;
@@ -372,4 +425,11 @@ function mayRetry(error: unknown, args: readonly RespArgument[]): boolean {
   if (error instanceof RespireCircuitOpenError || error instanceof RespireAuthenticationError) return false;
   if (!(error instanceof RespireConnectionError || error instanceof RespireTimeoutError)) return false;
   return error.written === false || isReadOnlyCommand(args);
+}
+
+/** Whether a cache hit may answer a call with these options: not one that must fail as sent. */
+function servable(options: CommandOptions | undefined): boolean {
+  if (options === undefined) return true;
+  if (options.signal?.aborted === true) return false;
+  return options.timeout === undefined || isTimeout(options.timeout);
 }
