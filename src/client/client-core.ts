@@ -78,7 +78,9 @@ export class ClientCore extends Commander {
         ? undefined
         : circuitRegistry({ ...options, circuitBreaker: options.circuitBreaker });
     const cache =
-      options.clientSideCache === null ? undefined : new ClientSideCache(options.clientSideCache, options.clock);
+      options.clientSideCache === null
+        ? undefined
+        : new ClientSideCache(options.clientSideCache, options.clock);
     this.cache = cache;
     this.router = makeRouter({
       create: (endpoint, extras) => {

@@ -18,7 +18,10 @@ export class CachedRead<T> extends Command<T> implements PendingRead {
   private open = false;
 
   /** Takes the placeholder `ClientSideCache.begin` made for it. */
-  attach(cache: ClientSideCache, placeholder: { holder: KeyHolder; signature: string; sequence: number }): void {
+  attach(
+    cache: ClientSideCache,
+    placeholder: { holder: KeyHolder; signature: string; sequence: number },
+  ): void {
     this.cache = cache;
     this.holder = placeholder.holder;
     this.signature = placeholder.signature;

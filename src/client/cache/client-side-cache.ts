@@ -88,7 +88,9 @@ export class ClientSideCache {
    * reply keeps that reply out (PROTOCOL.md §4 "Race"). Undefined when its key cannot be cached
    * (not valid UTF-8, which invalidations could not name).
    */
-  begin(args: readonly RespArgument[]): { holder: KeyHolder; signature: string; sequence: number } | undefined {
+  begin(
+    args: readonly RespArgument[],
+  ): { holder: KeyHolder; signature: string; sequence: number } | undefined {
     const key = cacheKey(args[1]!);
     if (key === undefined || Buffer.from(key).toString() !== key) return undefined;
     let holder = this.holders.get(key);
