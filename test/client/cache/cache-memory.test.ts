@@ -1,21 +1,12 @@
 // Memory per client-side cache entry (issue 13 "memory per entry measured and documented"): the
 // heap that 20,000 cached GET replies take, measured after full collections, against the estimate
 // `maxBytes` counts (cached-values.ts), which must not undercount by much nor overcount wildly.
-import v8 from 'node:v8';
-import vm from 'node:vm';
+
 import { describe, expect, it } from 'vitest';
+import { heapUsed } from '../../kit/heap-used.js';
 import { useRedisServer } from '../../kit/vitest-redis.js';
 import { useTestClients } from '../support.js';
 import { untilCached } from './support.js';
-
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
-
-function heapUsed(): number {
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-}
 
 const ENTRIES = 20_000;
 
