@@ -18,10 +18,8 @@ import {
   type CommandOptions,
   type ReplyTransform,
 } from '../transport/command.js';
-import { CacheMeter } from './cache/cache-meter.js';
-import { CachedRead } from './cache/cached-read.js';
-import { answerFromCache } from './cache/cached-values.js';
-import { ClientSideCache, type ClientSideCacheStats } from './cache/client-side-cache.js';
+import { CacheFront } from './cache/cache-front.js';
+import type { ClientSideCacheStats } from './cache/client-side-cache.js';
 import { UncachedView } from './cache/uncached-view.js';
 import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
@@ -30,7 +28,7 @@ import { ClientTelemetry } from './metrics.js';
 import { type ClientCircuit, circuitRegistry } from './node/circuit-gate.js';
 import { EndpointNode, type EndpointNodeSettings } from './node/endpoint-node.js';
 import type { ResolvedOptions } from './options.js';
-import { isTimeout, prepareCommand } from './prepare-command.js';
+import { prepareCommand } from './prepare-command.js';
 import type { PubSubErrorListener, PubSubListener, SubscriptionKind } from './pubsub/subscriber.js';
 import { isReadOnlyCommand } from './read-only-commands.js';
 import { refusedCommand } from './refused-commands.js';
@@ -62,9 +60,8 @@ export class ClientCore extends Commander {
   private readonly errorSink: ((error: unknown) => void) | undefined;
   /** Pub/sub error listeners, added to every node's subscriber (present and future). */
   private readonly pubSubErrorListeners = new Set<PubSubErrorListener>();
-  /** The client-side cache (cache/client-side-cache.ts); none without `clientSideCache`. */
-  private readonly cache: ClientSideCache | undefined;
-  private readonly cacheMeter: CacheMeter | undefined;
+  /** The client-side cache (cache/cache-front.ts); none without `clientSideCache`. */
+  private readonly cache: CacheFront | undefined;
 
   protected constructor(
     private readonly options: ResolvedOptions,
@@ -77,11 +74,10 @@ export class ClientCore extends Commander {
       options.circuitBreaker === null
         ? undefined
         : circuitRegistry({ ...options, circuitBreaker: options.circuitBreaker });
-    const cache =
+    this.cache =
       options.clientSideCache === null
         ? undefined
-        : new ClientSideCache(options.clientSideCache, options.clock);
-    this.cache = cache;
+        : new CacheFront(options.clientSideCache, options.clock, this.telemetry, () => this.router.endpoint);
     this.router = makeRouter({
       create: (endpoint, extras) => {
         const node = new EndpointNode({
@@ -90,7 +86,7 @@ export class ClientCore extends Commander {
           telemetry: this.telemetry,
           errorSink: this.errorSink,
           circuits,
-          cache,
+          cache: this.cache?.cache,
         });
         for (const listener of this.pubSubErrorListeners) node.subscriber.onError(listener);
         return node;
@@ -103,12 +99,11 @@ export class ClientCore extends Commander {
         for (const command of commands) if (!command.settled) this.route(command);
       },
     };
-    this.cacheMeter = cache && new CacheMeter(cache, this.telemetry, () => this.router.endpoint);
   }
 
   /** What the client-side cache holds and has done; undefined without `clientSideCache`. */
   get cacheStats(): ClientSideCacheStats | undefined {
-    return this.cache?.stats;
+    return this.cache?.cache.stats;
   }
 
   /**
@@ -152,16 +147,10 @@ export class ClientCore extends Commander {
     options: CommandOptions | undefined,
     flags = 0,
   ): Promise<T> {
-    let cached = false;
-    const cache = this.cache;
-    if (cache !== undefined && (flags & CommandFlags.NoCache) === 0 && servable(options)) {
-      // Seed 000: a hit sends nothing, so no circuit checks it and nothing is recorded.
-      const entry = cache.lookup(args);
-      if (entry !== undefined && entry !== null) {
-        return answerFromCache(entry.value, transform, options?.fireAndForget === true, this.errorSink);
-      }
-      cached = entry === null;
-    }
+    // The client-side cache answers a hit itself; `cached` sends a miss with its placeholder.
+    const answer = this.cache?.answer(args, transform, options, flags, this.errorSink) ?? false;
+    if (typeof answer === 'object') return answer;
+    const cached = answer;
     if (this.options.retryAttempts <= 1) {
       return this.callOnce(args, transform, options, flags, this.errorSink, cached);
     }
@@ -236,7 +225,7 @@ export class ClientCore extends Commander {
   multi(): Transaction {
     return new Transaction({
       route: (entries) => {
-        if (this.cache !== undefined) for (const entry of entries) this.cache.written(entry.args);
+        if (this.cache !== undefined) for (const entry of entries) this.cache.cache.written(entry.args);
         const node = this.router.transactionNode(entries);
         return node instanceof Error ? node : this.transactionPlace(node);
       },
@@ -266,14 +255,14 @@ export class ClientCore extends Commander {
    * reject with RespireConnectionError (`written: false`).
    */
   close(): Promise<void> {
-    this.cacheMeter?.stop();
+    this.cache?.stop();
     this.closing ??= this.router.close();
     return this.closing;
   }
 
   /** Closes every connection at once; what is queued or in flight rejects. */
   destroy(): void {
-    this.cacheMeter?.stop();
+    this.cache?.stop();
     this.router.destroy();
   }
 
@@ -361,14 +350,9 @@ export class ClientCore extends Commander {
   ): Promise<T> {
     const timeout = this.options.commandTimeout;
     const command = cached
-      ? prepareCommand(args, transform, options, flags, timeout, errorSink, undefined, 0, CachedRead)
+      ? this.cache!.prepare(args, transform, options, flags, timeout, errorSink)
       : prepareCommand(args, transform, options, flags, timeout, errorSink);
-    if (!command.settled) {
-      // A cache miss takes its key's placeholder (cache/cached-read.ts) before it is sent.
-      const placeholder = cached ? this.cache!.begin(args) : undefined;
-      if (placeholder !== undefined) (command as CachedRead<T>).attach(this.cache!, placeholder);
-      this.route(command as Command<unknown>);
-    }
+    if (!command.settled) this.route(command as Command<unknown>);
     return command.promise;
   }
 
@@ -383,7 +367,7 @@ export class ClientCore extends Commander {
       return;
     }
     // Read your writes: what the command may write leaves the cache before it is sent.
-    this.cache?.written(command.args);
+    this.cache?.cache.written(command.args);
     this.router.send(command);
   }
 
@@ -427,11 +411,4 @@ function mayRetry(error: unknown, args: readonly RespArgument[]): boolean {
   if (error instanceof RespireCircuitOpenError || error instanceof RespireAuthenticationError) return false;
   if (!(error instanceof RespireConnectionError || error instanceof RespireTimeoutError)) return false;
   return error.written === false || isReadOnlyCommand(args);
-}
-
-/** Whether a cache hit may answer a call with these options: not one that must fail as sent. */
-function servable(options: CommandOptions | undefined): boolean {
-  if (options === undefined) return true;
-  if (options.signal?.aborted === true) return false;
-  return options.timeout === undefined || isTimeout(options.timeout);
 }
