@@ -9,6 +9,7 @@ import {
   type RespireMetricAttributes,
 } from '../../../src/index.js';
 import { useRedisServer } from '../../kit/vitest-redis.js';
+import { waitUntil } from '../../kit/wait-until.js';
 import { PROTOCOLS, useTestClients } from '../support.js';
 import { dataClientIds, trackingClientIds, untilCached, untilEmpty } from './support.js';
 
@@ -103,6 +104,31 @@ describe.each(PROTOCOLS)('client-side cache connections over RESP%i', (protocol)
     await expect(redis.get('another')).rejects.toBeInstanceOf(RespireCircuitOpenError);
   });
 
+  it('stores nothing, and reads as without a cache, for a user refused CLIENT TRACKING', async () => {
+    const admin = await clients.open();
+    await admin.send([
+      'ACL',
+      'SETUSER',
+      'untracked',
+      'on',
+      '>secret',
+      '~*',
+      '&*',
+      '+@all',
+      '-client|tracking',
+    ]);
+    const redis = await clients.open({ clientSideCache: CACHE, username: 'untracked', password: 'secret' });
+    await admin.set('k', 'v');
+    // Once the server has refused the tracking connection's CLIENT TRACKING (its ACL LOG says so)…
+    await waitUntil(
+      'the refusal',
+      async () => deepText(await admin.send(['ACL', 'LOG'])).includes('client|tracking') || 'not refused yet',
+      { timeoutMs: 5000, intervalMs: 10 },
+    );
+    for (let i = 0; i < 20; i++) expect(await redis.get('k')).toBe('v');
+    expect(redis.cacheStats).toMatchObject({ hits: 0, misses: 20, entries: 0 });
+  });
+
   it('counts hits, misses, evictions and invalidations through the meter', async () => {
     const counts = new Map<string, number>();
     const meter: RespireMeter = {
@@ -131,3 +157,8 @@ describe.each(PROTOCOLS)('client-side cache connections over RESP%i', (protocol)
     expect(counts.get('respire.cache.invalidations')).toBe(1);
   });
 });
+
+/** A reply as text, maps included (RESP3 ACL LOG entries are maps). */
+function deepText(value: unknown): string {
+  return JSON.stringify(value, (_, item: unknown) => (item instanceof Map ? [...item] : item));
+}
