@@ -49,6 +49,25 @@ describe.each(PROTOCOLS)('client-side cache connections over RESP%i', (protocol)
     expect(await redis.get('k')).toBe('w');
   });
 
+  it('keeps its entries through health checks that are answered', async () => {
+    const redis = await clients.open({ clientSideCache: CACHE });
+    const admin = await clients.open();
+    await admin.set('k', 'v');
+    await admin.send(['CONFIG', 'RESETSTAT']);
+    await untilCached(redis, () => redis.get('k'));
+    await waitUntil(
+      'three health checks',
+      async () => {
+        const calls = /^cmdstat_ping:calls=(\d+)/m.exec(String(await admin.send(['INFO', 'commandstats'])));
+        return Number(calls?.[1] ?? 0) >= 3 || 'fewer PINGs';
+      },
+      { timeoutMs: 5000, intervalMs: 50 },
+    );
+    const { hits } = redis.cacheStats!;
+    expect(await redis.get('k')).toBe('v');
+    expect(redis.cacheStats).toMatchObject({ hits: hits + 1, invalidations: 0 });
+  });
+
   it('drops the entries once a black-holed tracking connection misses its health check', async () => {
     const { proxy, client: redis } = await clients.proxied({ clientSideCache: CACHE });
     await redis.set('k', 'v');
