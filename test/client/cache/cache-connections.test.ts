@@ -148,6 +148,31 @@ describe.each(PROTOCOLS)('client-side cache connections over RESP%i', (protocol)
     expect(redis.cacheStats).toMatchObject({ hits: 0, misses: 20, entries: 0 });
   });
 
+  it('records the reply of a fire-and-forget cacheable read, which fills the cache', async () => {
+    const redis = await clients.open({ clientSideCache: CACHE, circuitBreaker: {} });
+    await redis.mset({ warm: '1', k: 'v' });
+    await untilCached(redis, () => redis.get('warm'));
+    const before = redis.circuit!.snapshot().total;
+    // A fire-and-forget write records nothing (its reply is discarded)…
+    await redis.set('other', '1');
+    await redis.send(['SET', 'other', '2'], { fireAndForget: true });
+    await redis.send(['PING']);
+    expect(redis.circuit!.snapshot().total).toBe(before + 2);
+    // …but a fire-and-forget cacheable read waits for its reply, records it, and stores it.
+    expect(await redis.send(['GET', 'k'], { fireAndForget: true })).toBeUndefined();
+    await waitUntil(
+      'the read recorded',
+      async () => redis.circuit!.snapshot().total === before + 3 || 'not yet',
+      {
+        timeoutMs: 5000,
+        intervalMs: 5,
+      },
+    );
+    const { hits } = redis.cacheStats!;
+    expect(await redis.send(['GET', 'k'])).toBe('v');
+    expect(redis.cacheStats!.hits).toBe(hits + 1);
+  });
+
   it('counts hits, misses, evictions and invalidations through the meter', async () => {
     const counts = new Map<string, number>();
     const meter: RespireMeter = {
