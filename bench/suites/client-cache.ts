@@ -37,8 +37,17 @@ const CASES: readonly CacheCase[] = [
   { name: 'cached GET 16 B, 90% hits, Promise.all of 1000', coldEvery: 11 },
 ];
 
-const hotKeys = Array.from({ length: HOT_KEYS }, (_, i) => flatten(`bench:cache:hot:${i}`));
-const coldKey = (i: number) => flatten(`bench:cache:cold:${i}`);
+/**
+ * Each contender's own keys: the workers of a case are alive at once (bench/measure.ts rounds), so
+ * one's writes while it prepares would otherwise invalidate the other's cache.
+ */
+function caseKeys(contender: string): { hot: string[]; cold: (i: number) => string } {
+  const prefix = `bench:cache:${contender.replace(/\W/g, '')}`;
+  return {
+    hot: Array.from({ length: HOT_KEYS }, (_, i) => flatten(`${prefix}:hot:${i}`)),
+    cold: (i) => flatten(`${prefix}:cold:${i}`),
+  };
+}
 
 export const clientCacheSuite: IsolatedSuite = {
   name: 'client-cache',
@@ -56,6 +65,7 @@ export const clientCacheSuite: IsolatedSuite = {
     if (connect === undefined) throw new Error(`client-cache has no contender ${contender}`);
     const driver = await connect(await context.redisUrl());
     const coldCount = context.quick ? 10_000 : COLD_KEYS;
+    const { hot: hotKeys, cold: coldKey } = caseKeys(contender);
     await Promise.all(hotKeys.map((key) => driver.set(key, VALUE)));
     if (cacheCase.coldEvery !== 0) {
       for (let start = 0; start < coldCount; start += 1000) {
