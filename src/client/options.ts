@@ -15,6 +15,11 @@ import {
 import { type Clock, systemClock } from '../util/clock.js';
 import { type RandomSource, systemRandom } from '../util/random.js';
 import { rejectUnknownOptions } from '../util/unknown-options.js';
+import {
+  type ResolvedCacheOptions,
+  type RespireClientSideCacheOptions,
+  resolveCacheOptions,
+} from './cache/cache-options.js';
 import { parseEndpoint, type RespireEndpointInput } from './endpoint.js';
 import { type RespireMeter, type RespireMetricGroup, resolveMetricOptions } from './metrics.js';
 import {
@@ -74,6 +79,8 @@ export interface RespireOptions {
   circuitBreaker?: RespireCircuitBreakerOptions | null;
   /** Bulk and simple strings as Buffer instead of string. Default false. */
   returnBuffers?: boolean;
+  /** Replies of read-only single-key commands kept locally until Redis invalidates them (API.md). Default none. */
+  clientSideCache?: RespireClientSideCacheOptions | null;
   /**
    * An OpenTelemetry-compatible Meter (a structural type: `metrics.getMeter('respire')` fits).
    * Default none: no instrument is created and nothing is measured (metrics.ts).
@@ -109,6 +116,7 @@ export interface ResolvedOptions extends ResolvedModeOptions {
   retryAttempts: number;
   circuitBreaker: ResolvedCircuitBreakerOptions | null;
   returnBuffers: boolean;
+  clientSideCache: ResolvedCacheOptions | null;
   meter: RespireMeter | null;
   /** The groups `meter` reports; empty without a meter. */
   metricGroups: ReadonlySet<RespireMetricGroup>;
@@ -139,6 +147,7 @@ const OPTION_NAMES = Object.keys({
   retry: true,
   circuitBreaker: true,
   returnBuffers: true,
+  clientSideCache: true,
   meter: true,
   metricGroups: true,
   clock: true,
@@ -214,6 +223,7 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
     retryAttempts: integer(options.retry?.maxAttempts, 'retry.maxAttempts', 1, 1, 100),
     circuitBreaker,
     returnBuffers: options.returnBuffers === true,
+    clientSideCache: resolveCacheOptions(options.clientSideCache),
     ...resolveMetricOptions(options.meter, options.metricGroups),
     clock: options.clock ?? systemClock,
     random,
