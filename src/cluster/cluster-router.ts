@@ -25,6 +25,7 @@ import {
 } from '../errors.js';
 import { clientClosedError } from '../transport/channel-errors.js';
 import { type Command, CommandFlags } from '../transport/command.js';
+import { ClassicSubscriptions } from './classic-subscriptions.js';
 import { ClusterAttempt, type RedirectFollower, stillToSend } from './cluster-attempt.js';
 import { type AttemptRouter, ClusterNodes } from './cluster-nodes.js';
 import { clusterScanReply, isScan, readClusterCursor, scanWalk, type WalkStop } from './cluster-scan.js';
@@ -45,6 +46,8 @@ const RETRY_BACKOFF_MAX_MS = 160;
 export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private readonly nodes: ClusterNodes;
   private readonly refresher: TopologyRefresher;
+  /** The node holding `subscribe`/`psubscribe`, moved when it fails. */
+  private readonly classic = new ClassicSubscriptions((avoid) => this.classicCandidate(avoid));
   /** Turns for replicas of a slot and for keyless commands' primaries. */
   private replicaTurn = 0;
   private closed = false;
@@ -56,11 +59,20 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     private readonly options: ResolvedOptions,
     factory: NodeFactory,
   ) {
-    this.refresher = new TopologyRefresher(options, (topology) => this.nodes.adopt(topology, this));
+    this.refresher = new TopologyRefresher(options, (topology) => {
+      this.classic.adopted((node) => {
+        const index = topology.byKey.get(endpointKey(node.endpoint));
+        return index !== undefined && topology.nodes[index]!.health === 'online';
+      });
+      this.nodes.adopt(topology, this);
+    });
     this.nodes = new ClusterNodes(
       factory,
       options.readFrom,
-      () => this.refresher.requestRefresh(),
+      (node) => {
+        this.refresher.requestRefresh();
+        this.classic.failed(node);
+      },
       (channel, listeners) => this.moveShardChannel(channel, listeners),
     );
   }
@@ -132,11 +144,11 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   }
 
   /**
-   * Shard channels on their slot's primary; channels and patterns on one node (the first primary),
-   * since classic pub/sub reaches every node of the cluster.
+   * Shard channels on their slot's primary; channels and patterns on one node, since classic
+   * pub/sub reaches every node of the cluster (classic-subscriptions.ts moves them when it fails).
    */
   subscriberNode(kind: SubscriptionKind, names: readonly string[]): EndpointNode | Error {
-    if (kind !== 'shard') return this.anyPrimary(0);
+    if (kind !== 'shard') return this.classic.node() ?? this.noNodeError();
     const slot = sharedSlot(names.map((name) => keySlot(name)));
     if (slot === CROSS_SLOT) return crossSlotError('SSUBSCRIBE');
     return slot === ANY_SLOT ? this.anyPrimary(0) : this.primaryForSlot(slot);
@@ -215,13 +227,14 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   }
 
   /** RedirectFollower: a connection failure or a reply deadline on a node may mean it moved or died. */
-  attemptFailed(_attempt: ClusterAttempt, error: unknown): void {
+  attemptFailed(attempt: ClusterAttempt, error: unknown): void {
     if (error instanceof RespireCircuitOpenError) return;
     if (
       error instanceof RespireConnectionError ||
       (error instanceof RespireTimeoutError && error.phase !== 'acquire')
     ) {
       this.refresher.requestRefresh();
+      this.classic.failed(attempt.node);
     }
   }
 
@@ -390,6 +403,17 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       })
       .catch(ignore);
   };
+
+  /**
+   * For classic subscriptions: the first online primary other than `avoid`, one whose circuit is
+   * not open if there is one (a rejected SUBSCRIBE would hold nothing).
+   */
+  private classicCandidate(avoid: EndpointNode | undefined): EndpointNode | undefined {
+    const others = this.primaries()
+      .map((primary) => this.nodes.at(primary))
+      .filter((node) => node !== avoid);
+    return others.find((node) => node.circuit?.state !== 'open') ?? others[0];
+  }
 
   /** A node with no connection whose circuit is open, while other primaries are known. */
   private ownerLost(node: EndpointNode): boolean {
