@@ -35,7 +35,13 @@ export class ClassicSubscriptions {
     for (const { kind, name, listeners } of node.subscriber.confirmedSubscriptions()) {
       if (kind === 'shard') continue; // on their slot's owner; they follow the slot
       node.subscriber.unsubscribe(kind, name).catch(ignore);
-      for (const listener of listeners) next.subscriber.subscribe(kind, name, listener).catch(ignore);
+      for (const listener of listeners) {
+        next.subscriber
+          .subscribe(kind, name, listener)
+          .catch((error: unknown) =>
+            next.subscriber.report(error, { source: 'restore', kind, names: [name] }),
+          );
+      }
     }
   }
 }
