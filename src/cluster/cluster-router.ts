@@ -23,15 +23,25 @@ import {
   RespireServerError,
   RespireTimeoutError,
 } from '../errors.js';
+import type { RespArgument } from '../resp/encoder.js';
+import type { RespValue } from '../resp/types.js';
 import { clientClosedError } from '../transport/channel-errors.js';
-import { type Command, CommandFlags } from '../transport/command.js';
+import { Command, CommandFlags } from '../transport/command.js';
 import { ClassicSubscriptions } from './classic-subscriptions.js';
 import { ClusterAttempt, type RedirectFollower, stillToSend } from './cluster-attempt.js';
 import { type AttemptRouter, ClusterNodes } from './cluster-nodes.js';
 import { clusterScanReply, isScan, readClusterCursor, scanWalk, type WalkStop } from './cluster-scan.js';
-import { ANY_SLOT, CROSS_SLOT, commandSlot, crossSlotError, sharedSlot } from './command-slot.js';
+import {
+  ANY_SLOT,
+  CROSS_SLOT,
+  commandSlot,
+  crossSlotError,
+  sharedSlot,
+  UNKNOWN_KEYS,
+} from './command-slot.js';
 import { aggregateReplies } from './fan-out.js';
 import { JoinedReply } from './joined-reply.js';
+import { KeyLookup } from './key-lookup.js';
 import { keySlot } from './key-slot.js';
 import { withMovedSlot } from './moved-slot.js';
 import { type ClusterRedirect, classifyClusterError } from './redirect.js';
@@ -48,6 +58,8 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private readonly refresher: TopologyRefresher;
   /** The node holding `subscribe`/`psubscribe`, moved when it fails. */
   private readonly classic = new ClassicSubscriptions((avoid) => this.classicCandidate(avoid));
+  /** Keys of commands the table does not know, from the server (key-lookup.ts). */
+  private readonly keyLookup = new KeyLookup((args) => this.lookupOnPrimary(args));
   /** Turns for replicas of a slot and for keyless commands' primaries. */
   private replicaTurn = 0;
   private closed = false;
@@ -93,7 +105,22 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
 
   send(command: Command<unknown>): void {
     const args = command.args;
-    const slot = commandSlot(args);
+    let slot = commandSlot(args, UNKNOWN_KEYS);
+    if (slot === UNKNOWN_KEYS) slot = this.keyLookup.slotNow(args) ?? UNKNOWN_KEYS;
+    if (slot === UNKNOWN_KEYS) {
+      // A command the table does not know: its slot once the server said (key-lookup.ts).
+      this.keyLookup.slotOf(args).then((found) => {
+        if (this.closed) command.reject(clientClosedError(this.options.endpoint));
+        else if (stillToSend(command)) this.sendToSlot(command, found);
+      });
+      return;
+    }
+    this.sendToSlot(command, slot);
+  }
+
+  /** `send` once the command's slot (or ANY_SLOT, CROSS_SLOT) is known. */
+  private sendToSlot(command: Command<unknown>, slot: number): void {
+    const args = command.args;
     if (slot === CROSS_SLOT) {
       const split = splitBySlot(args);
       if (split === undefined) {
@@ -403,6 +430,18 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       })
       .catch(ignore);
   };
+
+  /**
+   * A COMMAND INFO or COMMAND GETKEYS for a caller's command: on a primary's pipeline, admitted
+   * by its circuit like any command (not background work: seed 000), not traced on its own.
+   */
+  private lookupOnPrimary(args: readonly RespArgument[]): Promise<RespValue> {
+    const node = this.anyPrimary();
+    if (node instanceof Error) return Promise.reject(node);
+    const command = new Command<RespValue>(args, 0, undefined, undefined, this.options.commandTimeout);
+    node.send(command as Command<unknown>, false);
+    return command.promise;
+  }
 
   /**
    * For classic subscriptions: the first online primary other than `avoid`, one whose circuit is

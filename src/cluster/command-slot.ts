@@ -10,10 +10,17 @@ export const ANY_SLOT = -1;
 /** Its keys hash to more than one slot. */
 export const CROSS_SLOT = -2;
 
-/** The slot of the command's keys, `ANY_SLOT`, or `CROSS_SLOT`. */
-export function commandSlot(args: readonly RespArgument[]): number {
+/** The table does not know the command's keys (key-lookup.ts asks the server). */
+export const UNKNOWN_KEYS = -3;
+
+/**
+ * The slot of the command's keys, `ANY_SLOT`, or `CROSS_SLOT`; `unknown` (by default ANY_SLOT)
+ * when the command table cannot tell its keys.
+ */
+export function commandSlot(args: readonly RespArgument[], unknown = ANY_SLOT): number {
   const keys = commandKeys(args, { includeNotKeys: true });
-  if (keys === undefined || keys.length === 0) return ANY_SLOT;
+  if (keys === undefined) return unknown;
+  if (keys.length === 0) return ANY_SLOT;
   return slotOfArguments(args, keys);
 }
 
