@@ -77,4 +77,31 @@ describe('a command the table does not know', () => {
     });
     expect(await stat(other, 'sort', 'calls')).toBe(before);
   });
+
+  it('the table’s movable-key shapes go straight to their owner, with no lookup', async () => {
+    await resetStats(cluster);
+    for (const [i, node] of cluster.primaries.entries()) {
+      const { tag } = tagOn(cluster, node, `movable${i}`);
+      await redis.send(['XADD', `${tag}:s`, '*', 'f', 'v']);
+      await redis.send(['GEOADD', `${tag}:g`, '13.36', '38.11', 'p']);
+      await redis.send(['RPUSH', `${tag}:l`, 'a']);
+      await redis.send(['SADD', `${tag}:x`, 'a']);
+      expect(await redis.send(['EVAL', 'return #KEYS', '2', `${tag}:a`, `${tag}:b`, 'arg'])).toBe(2);
+      expect(await redis.send(['XREAD', 'COUNT', '1', 'STREAMS', `${tag}:s`, '0'])).not.toBeNull();
+      expect(await redis.send(['GEORADIUS', `${tag}:g`, '13', '38', '500', 'km', 'STORE', `${tag}:gs`])).toBe(
+        1,
+      );
+      expect(await redis.send(['ZINTERSTORE', `${tag}:z`, '1', `${tag}:gs`])).toBe(1);
+      expect(await redis.send(['LMPOP', '2', `${tag}:none`, `${tag}:l`, 'LEFT'])).toEqual([
+        `${tag}:l`,
+        ['a'],
+      ]);
+      expect(await redis.send(['SINTERCARD', '1', `${tag}:x`])).toBe(1);
+    }
+    for (const command of ['eval', 'xread', 'georadius', 'zinterstore', 'lmpop', 'sintercard']) {
+      expect(await total(command, 'rejected_calls'), command).toBe(0);
+    }
+    expect(await total('command|info', 'calls')).toBe(0);
+    expect(await total('command|getkeys', 'calls')).toBe(0);
+  });
 });
