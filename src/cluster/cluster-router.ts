@@ -37,6 +37,7 @@ import {
   commandSlot,
   crossSlotError,
   sharedSlot,
+  specSlot,
   UNKNOWN_KEYS,
 } from './command-slot.js';
 import { aggregateReplies } from './fan-out.js';
@@ -45,7 +46,7 @@ import { KeyLookup } from './key-lookup.js';
 import { keySlot } from './key-slot.js';
 import { withMovedSlot } from './moved-slot.js';
 import { type ClusterRedirect, classifyClusterError } from './redirect.js';
-import { splitBySlot } from './split-command.js';
+import { type SplitCommand, slotOrSplit } from './split-command.js';
 import { type ClusterNode, type ClusterTopology, UNASSIGNED } from './topology.js';
 import { TopologyRefresher } from './topology-refresher.js';
 
@@ -105,8 +106,19 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
 
   send(command: Command<unknown>): void {
     const args = command.args;
-    let slot = commandSlot(args, UNKNOWN_KEYS);
-    if (slot === UNKNOWN_KEYS) slot = this.keyLookup.slotNow(args) ?? UNKNOWN_KEYS;
+    // One spec lookup, and each key hashed once, per command (the hot path).
+    const spec = commandSpecOf(args);
+    let slot: number;
+    if (spec === undefined) slot = this.keyLookup.slotNow(args) ?? UNKNOWN_KEYS;
+    else {
+      const split = slotOrSplit(spec, args);
+      if (split === undefined) slot = specSlot(spec, args, UNKNOWN_KEYS);
+      else if (typeof split === 'number') slot = split;
+      else {
+        this.sendSplit(command, split);
+        return;
+      }
+    }
     if (slot === UNKNOWN_KEYS) {
       // A command the table does not know: its slot once the server said (key-lookup.ts).
       this.keyLookup.slotOf(args).then((found) => {
@@ -118,24 +130,23 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     this.sendToSlot(command, slot);
   }
 
+  /** MGET, MSET, DEL… across slots: a part per slot, sent concurrently, joined in argument order. */
+  private sendSplit(command: Command<unknown>, split: SplitCommand): void {
+    const joined = new JoinedReply(
+      command,
+      split.parts.map((part) => part.args),
+      (replies) => split.join(replies),
+    );
+    this.traced(command, this.options.endpoint);
+    joined.parts.forEach((part, i) => {
+      this.dispatch(part, split.parts[i]!.slot, 0);
+    });
+  }
+
   /** `send` once the command's slot (or ANY_SLOT, CROSS_SLOT) is known. */
   private sendToSlot(command: Command<unknown>, slot: number): void {
-    const args = command.args;
     if (slot === CROSS_SLOT) {
-      const split = splitBySlot(args);
-      if (split === undefined) {
-        command.reject(crossSlotError(String(args[0])));
-        return;
-      }
-      const joined = new JoinedReply(
-        command,
-        split.parts.map((part) => part.args),
-        (replies) => split.join(replies),
-      );
-      this.traced(command, this.options.endpoint);
-      joined.parts.forEach((part, i) => {
-        this.dispatch(part, split.parts[i]!.slot, 0);
-      });
+      command.reject(crossSlotError(String(command.args[0])));
       return;
     }
     if (slot === ANY_SLOT) {
