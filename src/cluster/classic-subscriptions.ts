@@ -1,7 +1,8 @@
 // Where a Cluster client's classic subscriptions live (issue 11 "Routing": `subscribe`/`psubscribe`
 // on one node, moved when it fails). Classic messages reach every node of a cluster, so one node
-// holds them all; when the router hears that node failed (its shared connection lost, a reconnect
-// failed, a command on it timed out, or a new map no longer lists it as online) they move to
+// holds them all; when the router hears that node failed (its shared connection lost or replaced
+// as unresponsive, a reconnect failed, or a new map no longer lists it as online; not a single slow
+// command, since a move loses what is published meanwhile) they move to
 // another live primary. The old node's registry drops them first: a message its connection still
 // brings is then no one's, so a node that comes back delivers nothing twice, and the UNSUBSCRIBE
 // sent there (or the replacement of its silent connection) ends them on the server.

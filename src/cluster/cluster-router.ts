@@ -265,14 +265,13 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   }
 
   /** RedirectFollower: a connection failure or a reply deadline on a node may mean it moved or died. */
-  attemptFailed(attempt: ClusterAttempt, error: unknown): void {
+  attemptFailed(_attempt: ClusterAttempt, error: unknown): void {
     if (error instanceof RespireCircuitOpenError) return;
     if (
       error instanceof RespireConnectionError ||
       (error instanceof RespireTimeoutError && error.phase !== 'acquire')
     ) {
       this.refresher.requestRefresh();
-      this.classic.failed(attempt.node);
     }
   }
 

@@ -43,7 +43,8 @@ describe('classic subscriptions when their node fails', () => {
     expect(holder).toBeDefined();
     const proxy = kit.proxied.proxyOf(holder);
     await proxy.setMode('blackhole');
-    // The client learns the node failed from a command that gets no answer.
+    // The client learns the node failed from a command that gets no answer: its connection, silent
+    // past the deadline, is replaced (a single slow command would not move the subscriptions).
     const { tag } = tagOn(cluster, holder, 'bh');
     expect(await outcome(redis.get(`${tag}:k`))).toBeInstanceOf(RespireTimeoutError);
     await expect.poll(() => movedFrom(holder, channel)).toBe(true);

@@ -4,27 +4,17 @@
 // - WATCH meeting ASK (its slot mid-migration, the key already gone from the source) fails with a
 //   clear error: ASK redirects one command (PROTOCOL.md §2.3), and a session's later MULTI/EXEC
 //   would need ASKING too (src/cluster/README.md "Transactions").
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RespireClient, RespireServerError } from '../../src/index.js';
-import { commandCalls, outcome, resetStats, tagOn } from '../cluster/cluster-support.js';
+import { describe, expect, it } from 'vitest';
+import { RespireServerError } from '../../src/index.js';
+import { commandCalls, outcome, resetStats, tagOn, useClusterClient } from '../cluster/cluster-support.js';
 import { useRedisCluster } from '../kit/vitest-redis.js';
 
 const cluster = useRedisCluster();
-let redis: RespireClient;
-
-beforeAll(async () => {
-  redis = await RespireClient.connect({
-    endpoints: [cluster.endpoints[0]!],
-    useCluster: true,
-    cluster: { refreshInterval: 0, maxRedirections: 3 },
-  });
-});
-afterAll(async () => {
-  await redis?.close();
-});
+const client = useClusterClient(cluster, { refreshInterval: 0, maxRedirections: 3 });
 
 describe('CLUSTERDOWN inside a transaction', () => {
   it('reaches the caller as a CLUSTERDOWN error, with EXEC sent once', async () => {
+    const redis = client();
     const owner = cluster.primaries[0]!;
     const { tag, slot } = tagOn(cluster, owner, 'down');
     const key = `${tag}:k`;
@@ -51,6 +41,7 @@ describe('CLUSTERDOWN inside a transaction', () => {
 
 describe('WATCH meeting ASK', () => {
   it('fails with an ASK error saying the slot is migrating, and watches nothing', async () => {
+    const redis = client();
     const [source, target] = cluster.primaries as [
       (typeof cluster.primaries)[0],
       (typeof cluster.primaries)[0],

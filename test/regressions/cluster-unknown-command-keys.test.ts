@@ -5,28 +5,16 @@
 // Now the server's key specs (COMMAND INFO, once per command name) route them straight to their
 // slot's owner (SORTX's `unknown` specs are SORT's, which the client reads natively). COMMAND
 // GETKEYS, for specs that cannot say, needs a module command: test/cluster/key-lookup.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { keySlot } from '../../src/cluster/key-slot.js';
-import { RespireClient } from '../../src/index.js';
-import { resetStats, tagOn } from '../cluster/cluster-support.js';
+import { resetStats, tagOn, useClusterClient } from '../cluster/cluster-support.js';
 import type { ClusterNode } from '../kit/redis-cluster.js';
 import { useRedisCluster } from '../kit/vitest-redis.js';
 
 const cluster = useRedisCluster({
   configLines: ['rename-command ZUNIONSTORE ZUS', 'rename-command SORT SORTX'],
 });
-let redis: RespireClient;
-
-beforeAll(async () => {
-  redis = await RespireClient.connect({
-    endpoints: [cluster.endpoints[0]!],
-    useCluster: true,
-    cluster: { refreshInterval: 0 },
-  });
-});
-afterAll(async () => {
-  await redis?.close();
-});
+const client = useClusterClient(cluster, { refreshInterval: 0 });
 
 /** `field` of `command`'s line in a node's INFO commandstats (0 when absent). */
 async function stat(node: ClusterNode, command: string, field: 'calls' | 'rejected_calls'): Promise<number> {
@@ -42,6 +30,7 @@ async function total(command: string, field: 'calls' | 'rejected_calls'): Promis
 
 describe('a command the table does not know', () => {
   it('is routed by the server’s key specs, asked once per command name', async () => {
+    const redis = client();
     await resetStats(cluster);
     for (const [i, node] of cluster.primaries.entries()) {
       for (let j = 0; j < 3; j++) {
@@ -59,6 +48,7 @@ describe('a command the table does not know', () => {
   });
 
   it('named after a command whose unknown specs the client reads natively (SORT) needs no GETKEYS', async () => {
+    const redis = client();
     await resetStats(cluster);
     for (const [i, node] of cluster.primaries.entries()) {
       const { tag } = tagOn(cluster, node, `sortx${i}`);
@@ -79,6 +69,7 @@ describe('a command the table does not know', () => {
   });
 
   it('the table’s movable-key shapes go straight to their owner, with no lookup', async () => {
+    const redis = client();
     await resetStats(cluster);
     for (const [i, node] of cluster.primaries.entries()) {
       const { tag } = tagOn(cluster, node, `movable${i}`);
