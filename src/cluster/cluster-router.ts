@@ -23,10 +23,8 @@ import {
   RespireServerError,
   RespireTimeoutError,
 } from '../errors.js';
-import type { RespArgument } from '../resp/encoder.js';
-import type { RespValue } from '../resp/types.js';
 import { clientClosedError } from '../transport/channel-errors.js';
-import { Command, CommandFlags } from '../transport/command.js';
+import { type Command, CommandFlags } from '../transport/command.js';
 import { ClassicSubscriptions } from './classic-subscriptions.js';
 import { ClusterAttempt, type RedirectFollower, stillToSend } from './cluster-attempt.js';
 import { type AttemptRouter, ClusterNodes } from './cluster-nodes.js';
@@ -42,17 +40,14 @@ import {
 } from './command-slot.js';
 import { aggregateReplies } from './fan-out.js';
 import { JoinedReply } from './joined-reply.js';
-import { KeyLookup } from './key-lookup.js';
+import { KeyLookup, lookupOn } from './key-lookup.js';
 import { keySlot } from './key-slot.js';
 import { withMovedSlot } from './moved-slot.js';
 import { type ClusterRedirect, classifyClusterError } from './redirect.js';
+import { backoff, RedirectBackoff } from './redirect-backoff.js';
 import { type SplitCommand, slotOrSplit } from './split-command.js';
 import { type ClusterNode, type ClusterTopology, UNASSIGNED } from './topology.js';
 import { TopologyRefresher } from './topology-refresher.js';
-
-/** Backoff before a TRYAGAIN or CLUSTERDOWN command is sent again: 10, 20, 40 … up to 160 ms. */
-const RETRY_BACKOFF_MS = 10;
-const RETRY_BACKOFF_MAX_MS = 160;
 
 export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private readonly nodes: ClusterNodes;
@@ -60,13 +55,15 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   /** The node holding `subscribe`/`psubscribe`, moved when it fails. */
   private readonly classic = new ClassicSubscriptions((avoid) => this.classicCandidate(avoid));
   /** Keys of commands the table does not know, from the server (key-lookup.ts). */
-  private readonly keyLookup = new KeyLookup((args) => this.lookupOnPrimary(args));
+  private readonly keyLookup = new KeyLookup((args) =>
+    lookupOn(this.anyPrimary(), args, this.options.commandTimeout),
+  );
   /** Turns for replicas of a slot and for keyless commands' primaries. */
   private replicaTurn = 0;
   private closed = false;
   private derived: TopologyView | undefined;
-  /** Commands waiting out a redirect backoff (in no node's queue), by their timer. */
-  private readonly backingOff = new Map<ReturnType<typeof setTimeout>, Command<unknown>>();
+  /** Commands waiting out a TRYAGAIN or CLUSTERDOWN backoff (in no node's queue). */
+  private readonly backingOff = new RedirectBackoff();
 
   constructor(
     private readonly options: ResolvedOptions,
@@ -203,14 +200,14 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   close(): Promise<void> {
     this.closed = true;
     this.refresher.stop();
-    this.failBackingOff();
+    this.backingOff.failAll(this.options.endpoint);
     return this.nodes.close();
   }
 
   destroy(): void {
     this.closed = true;
     this.refresher.stop();
-    this.failBackingOff();
+    this.backingOff.failAll(this.options.endpoint);
     this.nodes.destroy();
   }
 
@@ -228,16 +225,17 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       case 'moved':
       case 'ask': {
         const target = this.redirectTarget(redirect);
-        if (target === undefined) this.later(hops, origin, () => this.dispatch(origin, redirect.slot, hops));
+        if (target === undefined)
+          this.backingOff.later(hops, origin, () => this.dispatch(origin, redirect.slot, hops));
         else this.write(origin, target, hops, redirect.kind === 'ask');
         return true;
       }
       case 'clusterdown':
         this.refresher.requestRefresh();
-        this.later(hops, origin, () => this.dispatch(origin, commandSlot(origin.args), hops));
+        this.backingOff.later(hops, origin, () => this.dispatch(origin, commandSlot(origin.args), hops));
         return true;
       case 'tryagain':
-        this.later(hops, origin, () => this.write(origin, attempt.node, hops, false));
+        this.backingOff.later(hops, origin, () => this.write(origin, attempt.node, hops, false));
         return true;
     }
   }
@@ -442,18 +440,6 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   };
 
   /**
-   * A COMMAND INFO or COMMAND GETKEYS for a caller's command: on a primary's pipeline, admitted
-   * by its circuit like any command (not background work: seed 000), not traced on its own.
-   */
-  private lookupOnPrimary(args: readonly RespArgument[]): Promise<RespValue> {
-    const node = this.anyPrimary();
-    if (node instanceof Error) return Promise.reject(node);
-    const command = new Command<RespValue>(args, 0, undefined, undefined, this.options.commandTimeout);
-    node.send(command as Command<unknown>, false);
-    return command.promise;
-  }
-
-  /**
    * For classic subscriptions: the first online primary other than `avoid`, one whose circuit is
    * not open if there is one (a rejected SUBSCRIBE would hold nothing).
    */
@@ -487,29 +473,6 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     return index === undefined ? node.endpoint.host : this.topology.nodes[index]!.announced.host;
   }
 
-  /**
-   * Runs `send` after the backoff for the hop (TRYAGAIN, CLUSTERDOWN, a target to look up). The
-   * timer is unref'd, so close() and destroy() fail what still waits (failBackingOff): otherwise
-   * close() would resolve with the command pending, and nothing would keep the process alive for it.
-   */
-  private later(hops: number, origin: Command<unknown>, send: () => void): void {
-    const timer = setTimeout(() => {
-      this.backingOff.delete(timer);
-      send();
-    }, backoff(hops));
-    timer.unref();
-    this.backingOff.set(timer, origin);
-  }
-
-  /** Closing: the commands waiting out a backoff were not executed; they fail now, written: false. */
-  private failBackingOff(): void {
-    for (const [timer, origin] of this.backingOff) {
-      clearTimeout(timer);
-      if (!origin.settled) origin.reject(clientClosedError(this.options.endpoint));
-    }
-    this.backingOff.clear();
-  }
-
   private traced(command: Command<unknown>, endpoint: RespireEndpoint): void {
     traceCommand(command, endpoint, this.options.clock);
   }
@@ -520,11 +483,6 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       written: false,
     });
   }
-}
-
-/** The pause before hop `hops` of a TRYAGAIN or CLUSTERDOWN. */
-function backoff(hops: number): number {
-  return Math.min(RETRY_BACKOFF_MAX_MS, RETRY_BACKOFF_MS * 2 ** (hops - 1));
 }
 
 /** Derived from one topology (ClusterRouter.view). */

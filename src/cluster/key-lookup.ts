@@ -20,10 +20,27 @@
 import { specKeys } from '../client/command-keys.js';
 import { commandRows } from '../client/command-rows.js';
 import { argumentText, type CommandSpec, specFromRow } from '../client/command-table.js';
+import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { RespArgument } from '../resp/encoder.js';
 import type { RespValue } from '../resp/types.js';
+import { Command } from '../transport/command.js';
 import { ANY_SLOT, sharedSlot, slotOfArguments } from './command-slot.js';
 import { keySlot } from './key-slot.js';
+
+/**
+ * A COMMAND INFO or COMMAND GETKEYS for a caller's command on `node` (a primary): on its pipeline,
+ * admitted by its circuit like any command (not background work: seed 000), not traced on its own.
+ */
+export function lookupOn(
+  node: EndpointNode | Error,
+  args: readonly RespArgument[],
+  timeoutMs: number,
+): Promise<RespValue> {
+  if (node instanceof Error) return Promise.reject(node);
+  const command = new Command<RespValue>(args, 0, undefined, undefined, timeoutMs);
+  node.send(command as Command<unknown>, false);
+  return command.promise;
+}
 
 /** Command names whose server key specs are kept. */
 export const NAMES_KEPT = 256;
