@@ -35,6 +35,7 @@ import { refusedCommand } from './refused-commands.js';
 import type { Router } from './router.js';
 import { errorSinkFor } from './scripting.js';
 import { Batch, type BatchDispatcher } from './transactions/batch.js';
+import { watchAskError } from './transactions/cluster-errors.js';
 import { Transaction } from './transactions/multi.js';
 import type { TransactionPlace } from './transactions/transaction-run.js';
 import type { WatchSession } from './transactions/watch-session.js';
@@ -278,7 +279,7 @@ export class ClientCore extends Commander {
   /**
    * WATCH on `node`; in Cluster mode a WATCH that meets MOVED (or TRYAGAIN) opens the session where
    * the router says, as a transaction would go (`transactionRedirect`). After ASK the session's
-   * MULTI would need ASKING too: that error reaches the caller.
+   * MULTI would need ASKING too: the caller gets the ASK, saying so (watchAskError).
    */
   private async watchOn(node: EndpointNode, keys: RedisArgument[], hops: number): Promise<WatchSession> {
     try {
@@ -288,7 +289,8 @@ export class ClientCore extends Commander {
         error instanceof RespireServerError
           ? this.router.transactionRedirect?.(error, hops + 1, node, false)
           : undefined;
-      if (next === undefined || next.asking) throw error;
+      if (next?.asking) throw watchAskError(error as RespireServerError, keys.length);
+      if (next === undefined) throw error;
       if (next.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, next.delayMs));
       return this.watchOn(next.node, keys, hops + 1);
     }
