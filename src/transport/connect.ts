@@ -39,6 +39,8 @@ export interface ConnectionSettings {
   clock: Clock;
   /** Commands to run after the handshake (READONLY, CLIENT TRACKING, …); each must succeed. */
   setupCommands?: readonly (readonly string[])[] | undefined;
+  /** Aborting it ends the attempt at once, with the signal's reason (a closed Sentinel watcher). */
+  signal?: AbortSignal | undefined;
 }
 
 /** Error codes that mean the credentials were refused (PROTOCOL.md §1.4). */
@@ -62,6 +64,10 @@ export async function connect(settings: ConnectionSettings, events: ConnectionEv
       ),
     connectTimeout,
   );
+  const { signal } = settings;
+  const cancel = (): void => deadline.abort(signal?.reason);
+  if (signal?.aborted) cancel();
+  else signal?.addEventListener('abort', cancel, { once: true });
   let connection: Connection | undefined;
   try {
     // TLS sockets have no `onread`; they emit 'data' as usual.
@@ -86,6 +92,7 @@ export async function connect(settings: ConnectionSettings, events: ConnectionEv
     throw asConnectionError(error, endpoint);
   } finally {
     clearTimeout(timer);
+    signal?.removeEventListener('abort', cancel);
   }
 }
 

@@ -6,12 +6,16 @@
 import type { RespireEndpoint } from '../../errors.js';
 import { Channel, type ChannelOptions } from '../../transport/channel.js';
 import { type Command, CommandFlags } from '../../transport/command.js';
+import { coverRead } from '../cache/cached-read.js';
+import type { ClientSideCache } from '../cache/client-side-cache.js';
+import { CacheTracker } from '../cache/tracker.js';
 import { clientErrorReporter, observeConnections, traceCommand } from '../diagnostics.js';
 import type { ClientTelemetry } from '../metrics.js';
 import type { ResolvedOptions } from '../options.js';
 import { type PubSubListener, Subscriber } from '../pubsub/subscriber.js';
 import { type TransactionTarget, TransactionTracker } from '../transactions/transaction-run.js';
 import { type SessionPool, WatchSessions } from '../transactions/watch-session.js';
+import { BlockingHold } from './blocking-hold.js';
 import { CircuitGate, type ClientCircuit, type circuitRegistry } from './circuit-gate.js';
 import { DedicatedPool } from './dedicated-pool.js';
 
@@ -23,10 +27,18 @@ export interface EndpointNodeSettings {
   readonly errorSink: ((error: unknown) => void) | undefined;
   /** The client's circuit registry, shared by all its nodes; none without `circuitBreaker`. */
   readonly circuits: ReturnType<typeof circuitRegistry> | undefined;
+  /** The client-side cache, whose invalidations this node's tracking connection hears. */
+  readonly cache?: ClientSideCache | undefined;
   /** Commands every connection of the node runs after its handshake (READONLY on a replica). */
   readonly setupCommands?: readonly (readonly string[])[] | undefined;
   /** Told each time the shared connection is lost or a reconnect fails (Cluster refreshes, Sentinel asks again). */
   readonly onReconnecting?: (() => void) | undefined;
+  /**
+   * Blocking commands whose dedicated connection cannot be opened (the endpoint is down) wait for
+   * the router to move them or for the endpoint to come back, under their acquire deadline
+   * (blocking-hold.ts); without this they fail at once. Sentinel sets it.
+   */
+  readonly holdBlockingWhileDown?: boolean | undefined;
   /** The server dropped a shard channel by itself (its slot moved): Cluster subscribes it anew. */
   readonly onShardChannelDropped?:
     | ((channel: string, listeners: ReadonlySet<PubSubListener>) => void)
@@ -44,9 +56,12 @@ export class EndpointNode {
   readonly sessions: WatchSessions;
   /** Pub/sub on a connection of its own, opened on the first subscribe (pubsub/subscriber.ts). */
   readonly subscriber: Subscriber;
+  /** The node's tracking connection (cache/tracker.ts); none without `clientSideCache`. */
+  readonly tracker: CacheTracker | undefined;
   private readonly dedicated: DedicatedPool;
   /** Lends dedicated connections to blocking commands and WATCH sessions, through the circuit. */
   private readonly lender: SessionPool;
+  private readonly hold: BlockingHold | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly settings: EndpointNodeSettings) {
@@ -72,6 +87,7 @@ export class EndpointNode {
       onConnect: () => {
         this.transactions.onConnect();
         connections.connected();
+        this.hold?.retryAll();
       },
       onDisconnect: connections.disconnected,
       onReconnectScheduled: (attempt, delay, cause) => {
@@ -79,7 +95,11 @@ export class EndpointNode {
         settings.onReconnecting?.();
       },
     });
+    this.hold = settings.holdBlockingWhileDown
+      ? new BlockingHold({ ...options, retry: (command) => this.runDedicated(command, undefined) })
+      : undefined;
     this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
+    this.tracker = settings.cache && new CacheTracker(channelOptions, settings.cache);
     this.lender = this.dedicatedLender();
     this.sessions = new WatchSessions(this.lender, {
       commandTimeout: options.commandTimeout,
@@ -106,11 +126,13 @@ export class EndpointNode {
 
   /** Opens the shared connection; rejects with its error. */
   start(): Promise<void> {
+    this.tracker?.start();
     return this.main.start();
   }
 
   /** Opens the shared connection without waiting; failures reconnect per policy. */
   startInBackground(): void {
+    this.tracker?.start();
     this.main.startInBackground();
   }
 
@@ -122,27 +144,40 @@ export class EndpointNode {
    */
   send(command: Command<unknown>, traced = true, prefix?: Command<unknown>): void {
     if (traced) traceCommand(command, this.endpoint, this.settings.options.clock);
+    if (this.tracker !== undefined) coverRead(command, this.tracker);
     if ((command.flags & CommandFlags.Blocking) !== 0) this.runDedicated(command, prefix);
     else enqueueAfter(this.main, prefix, command);
   }
 
+  /**
+   * The node is replaced (a new Sentinel primary): blocking commands held here, and those whose
+   * dedicated connection fails from now on, go to `forward` (seed 000: moved before acceptance).
+   */
+  moveBlocking(forward: (command: Command<unknown>) => void): void {
+    this.hold?.moveTo(forward);
+  }
+
   /** Waits for every reply in flight, then closes every connection of the node. */
   close(): Promise<void> {
+    this.hold?.close();
     this.closing ??= Promise.all([
       this.main.close(),
       this.dedicated.close(),
       this.subscriber.close(),
       this.sessions.releaseAll(),
+      this.tracker?.close(),
     ]).then(() => this.gate?.dispose());
     return this.closing;
   }
 
   /** Closes every connection at once; what is queued or in flight rejects. */
   destroy(): void {
+    this.hold?.close();
     this.main.destroy();
     this.dedicated.destroy();
     this.sessions.destroyAll();
     this.subscriber.destroy();
+    this.tracker?.destroy();
     this.gate?.dispose();
   }
 
@@ -179,7 +214,9 @@ export class EndpointNode {
           },
         );
       },
-      (error) => command.reject(error),
+      (error) => {
+        if (this.hold?.hold(command, error) !== true) command.reject(error);
+      },
     );
   }
 }

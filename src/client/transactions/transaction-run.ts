@@ -15,6 +15,7 @@ import type { RespValue } from '../../resp/types.js';
 import { Command, CommandFlags, CommandState } from '../../transport/command.js';
 import { Health, healthOf } from '../../transport/health.js';
 import { type AbortTarget, unwatchSignal, watchSignal } from '../../transport/signal-watch.js';
+import { discardedTransactionError } from './cluster-errors.js';
 
 /** The connection (or reconnecting channel) a transaction is written to; a Channel fits. */
 export interface TransactionTarget {
@@ -93,6 +94,11 @@ export class TransactionTracker {
   readonly onConnect = (): void => {
     for (const run of this.runs) run.onNewConnection();
   };
+
+  /** The node is replaced (a Sentinel switch): each run moves to `place` or ends (onNodeReplaced). */
+  replaced(place: TransactionPlace): void {
+    for (const run of [...this.runs]) run.onNodeReplaced(place);
+  }
 }
 
 /** One wire command of a transaction. Its promise is never observed; outcomes go to the run. */
@@ -145,7 +151,7 @@ export class TransactionRun implements AbortTarget {
 
   constructor(
     private readonly entries: readonly Command<unknown>[],
-    private readonly options: TransactionRunOptions,
+    private options: TransactionRunOptions,
   ) {
     this.multiAt = options.asking ? 1 : 0;
     this.promise = new Promise((resolve, reject) => {
@@ -222,6 +228,33 @@ export class TransactionRun implements AbortTarget {
   }
 
   /**
+   * Its node was replaced (a Sentinel switch; seed 000: before acceptance, unwatched transactions
+   * move to the new primary). With nothing written, the run now belongs to `place` (the router
+   * moves its queued steps there, in order, with the rest of the queue). With MULTI out but EXEC
+   * not, the rest must never be written outside MULTI: it fails, unsent. With EXEC out, it ends
+   * where it is (its reply, or `written: true` with the connection).
+   */
+  onNodeReplaced(place: TransactionPlace): void {
+    const exec = this.steps[this.steps.length - 1]!;
+    if (this.steps[0]!.state === CommandState.Queued) {
+      this.options.tracker?.delete(this);
+      this.options = { ...this.options, target: place.target, tracker: place.tracker };
+      place.tracker?.add(this);
+      return;
+    }
+    if (exec.state !== CommandState.Queued) return;
+    const error = new RespireConnectionError(
+      'the primary was replaced during a transaction; EXEC was not sent',
+      {
+        endpoint: this.options.target.endpoint,
+        written: false,
+      },
+    );
+    this.dropUnwritten(error);
+    this.end(error, false);
+  }
+
+  /**
    * `options.signal` aborted: before MULTI is written nothing is sent; after, the rest must follow
    * it (the replies are read and dropped), and exec() rejects at once.
    */
@@ -243,7 +276,8 @@ export class TransactionRun implements AbortTarget {
       // EXECABORT: a queue-time error discarded the transaction; the first one is the cause.
       const cause = this.queueErrors.find((error) => error !== undefined);
       if (this.redirected(value.code === 'EXECABORT' ? cause : value)) return;
-      this.end(new RespireServerError(value.message, { endpoint, cause }), value.code === 'EXECABORT');
+      const clustered = this.options.redirect !== undefined;
+      this.end(discardedTransactionError(value, cause, endpoint, clustered), value.code === 'EXECABORT');
     } else if (Array.isArray(value) && value.length === this.entries.length) {
       this.deliver(value);
     } else {
