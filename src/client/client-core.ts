@@ -31,6 +31,8 @@ import { isReadOnlyCommand } from './read-only-commands.js';
 import { refusedCommand } from './refused-commands.js';
 import type { Router } from './router.js';
 import { errorSinkFor } from './scripting.js';
+import { type SetFromStreamOptions, uploadValue, type ValueSource } from './streams/upload.js';
+import { type GetStreamOptions, ValueStream } from './streams/value-stream.js';
 import { Batch, type BatchDispatcher } from './transactions/batch.js';
 import { Transaction } from './transactions/multi.js';
 import type { TransactionPlace } from './transactions/transaction-run.js';
@@ -220,6 +222,25 @@ export class ClientCore extends Commander {
       return Promise.reject(node);
     }
     return this.watchOn(node, list, 0);
+  }
+
+  /**
+   * GET whose value arrives as a stream of Buffers, never held whole, on a dedicated connection of
+   * the key's node (src/client/streams/value-stream.ts; README "Streamed values").
+   */
+  getStream(key: RedisArgument, options?: GetStreamOptions): ValueStream {
+    return new ValueStream(this.router.watchNode([key]), key, this.options, options);
+  }
+
+  /**
+   * SET whose value of `options.length` bytes is written from `source` as it comes, on a dedicated
+   * connection of the key's node (src/client/streams/upload.ts). True once stored; false when
+   * `condition` kept Redis from storing it.
+   */
+  setFromStream(key: RedisArgument, source: ValueSource, options: SetFromStreamOptions): Promise<boolean> {
+    const done = uploadValue(this.router.watchNode([key]), key, source, this.options, options);
+    if (this.errorSink !== undefined) done.catch(this.errorSink);
+    return done;
   }
 
   /**

@@ -72,10 +72,16 @@ export class Connection {
   private lastReadAt = Number.NEGATIVE_INFINITY;
   /** Set by `boundClose`: past this time, what is still owed a reply fails and the socket closes. */
   private closeBy = 0;
+  /**
+   * Takes every read instead of the decoder, on a dedicated connection with nothing in flight: a
+   * streamed value read or written without being held whole (client/streams/raw-exchange.ts).
+   */
+  tap: ((chunk: Buffer) => void) | undefined = undefined;
 
   constructor(
     readonly endpoint: RespireEndpoint,
-    private readonly socket: net.Socket,
+    /** Written and paused directly only while `tap` holds the connection's reads (below). */
+    readonly socket: net.Socket,
     private readonly clock: Clock,
     private readonly events: ConnectionEvents,
     returnBuffers: boolean,
@@ -257,6 +263,10 @@ export class Connection {
   private readonly onData = (chunk: Buffer): void => {
     // Once per socket read, not per reply: the proof of life the unresponsive rule looks for.
     this.lastReadAt = this.clock.now();
+    if (this.tap !== undefined) {
+      this.tap(chunk);
+      return;
+    }
     try {
       this.decoder.write(chunk);
     } catch (error) {

@@ -45,8 +45,11 @@ export class EndpointNode {
   /** Pub/sub on a connection of its own, opened on the first subscribe (pubsub/subscriber.ts). */
   readonly subscriber: Subscriber;
   private readonly dedicated: DedicatedPool;
-  /** Lends dedicated connections to blocking commands and WATCH sessions, through the circuit. */
-  private readonly lender: SessionPool;
+  /**
+   * Lends dedicated connections, through the circuit, to blocking commands, WATCH sessions, and
+   * streamed values, hash imports and durability batches (src/client/streams, imports, durable).
+   */
+  readonly lender: SessionPool;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly settings: EndpointNodeSettings) {

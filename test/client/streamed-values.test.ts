@@ -1,0 +1,170 @@
+// `getStream` and `setFromStream` (issue 13 "Streamed values") against a real server: exact bytes
+// both ways, missing keys and error replies, backpressure that stops reading the socket, and a
+// stream cancelled mid-value or a source that fails or ends early leaving the connection closed
+// (never misaligned) and the server with nothing stored.
+import net from 'node:net';
+import { Readable } from 'node:stream';
+import { describe, expect, it, vi } from 'vitest';
+import { RespireConfigurationError, RespireError, RespireServerError } from '../../src/index.js';
+import { useRedisServer } from '../kit/vitest-redis.js';
+import { outcome, useTestClients } from './support.js';
+
+const server = useRedisServer();
+const { open, proxied } = useTestClients(server);
+
+/** `length` bytes whose every byte depends on its position, in pieces of `piece` bytes. */
+function* patterned(length: number, piece = 64 * 1024): Generator<Buffer> {
+  for (let at = 0; at < length; at += piece) {
+    const bytes = Buffer.allocUnsafe(Math.min(piece, length - at));
+    for (let i = 0; i < bytes.length; i++) bytes[i] = ((at + i) * 31 + ((at + i) >> 9)) & 0xff;
+    yield bytes;
+  }
+}
+
+function whole(length: number): Buffer {
+  return Buffer.concat([...patterned(length)]);
+}
+
+async function collect(stream: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+describe('setFromStream and getStream', () => {
+  it('write a value from a generator and read it back byte for byte, in several chunks', async () => {
+    const redis = await open();
+    const length = 3 * 1024 * 1024 + 17;
+    expect(await redis.setFromStream('stream:a', patterned(length), { length })).toBe(true);
+    const stream = redis.getStream('stream:a');
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(await stream.valueLength).toBe(length);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(Buffer.concat(chunks).equals(whole(length))).toBe(true);
+    // The connection went back clean: ordinary commands and another stream still line up.
+    expect(await redis.strlen('stream:a')).toBe(length);
+    expect((await collect(redis.getStream('stream:a'))).length).toBe(length);
+  });
+
+  it('take a Readable, strings and an empty value', async () => {
+    const redis = await open();
+    await redis.setFromStream('stream:r', Readable.from([Buffer.from('ab'), 'cé']), { length: 5 });
+    expect(await redis.get('stream:r')).toBe('abcé');
+    await redis.setFromStream('stream:e', [], { length: 0 });
+    const stream = redis.getStream('stream:e');
+    expect((await collect(stream)).length).toBe(0);
+    expect(await stream.valueLength).toBe(0);
+  });
+
+  it('honour NX and PX', async () => {
+    const redis = await open();
+    await redis.set('stream:nx', 'old');
+    expect(await redis.setFromStream('stream:nx', ['new'], { length: 3, condition: 'NX' })).toBe(false);
+    expect(await redis.get('stream:nx')).toBe('old');
+    expect(await redis.setFromStream('stream:px', ['v'], { length: 1, expireMs: 60_000 })).toBe(true);
+    expect(await redis.pttl('stream:px')).toBeGreaterThan(0);
+  });
+
+  it('a missing key: valueLength null and an empty stream', async () => {
+    for (const protocol of [2, 3] as const) {
+      const redis = await open({ protocol });
+      const stream = redis.getStream('stream:missing');
+      expect((await collect(stream)).length).toBe(0);
+      expect(await stream.valueLength).toBeNull();
+    }
+  });
+
+  it('an error reply fails the stream with the server error and keeps the connection usable', async () => {
+    const redis = await open({ maxDedicatedConnections: 1 });
+    await redis.rpush('stream:list', 'x');
+    const failed = await outcome(collect(redis.getStream('stream:list')));
+    expect(failed.error).toBeInstanceOf(RespireServerError);
+    expect((failed.error as RespireServerError).code).toBe('WRONGTYPE');
+    await redis.set('stream:after', 'fine');
+    expect((await collect(redis.getStream('stream:after'))).toString()).toBe('fine');
+  });
+
+  it('rejects a missing or invalid length before borrowing a connection', async () => {
+    const redis = await open();
+    const bad = await outcome(redis.setFromStream('k', [], { length: -1 }));
+    expect(bad.error).toBeInstanceOf(RespireConfigurationError);
+    expect((bad.error as RespireConfigurationError).option).toBe('length');
+  });
+});
+
+describe('backpressure', () => {
+  it('a stream nobody reads stops reading its socket: the value stays on the server side', async () => {
+    const length = 32 * 1024 * 1024;
+    const { client: redis, proxy } = await proxied({ commandTimeout: 0 }, { maxQueuedBytes: 256 * 1024 });
+    await redis.setFromStream('stream:big', patterned(length), { length });
+    let socketPaused!: () => void;
+    const paused = new Promise<void>((resolve) => {
+      socketPaused = resolve;
+    });
+    const pause = net.Socket.prototype.pause;
+    vi.spyOn(net.Socket.prototype, 'pause').mockImplementation(function (this: net.Socket) {
+      if (this.remotePort === proxy.port) socketPaused();
+      return pause.call(this);
+    });
+    const stream = redis.getStream('stream:big');
+    const first = await new Promise<Buffer>((resolve) => stream.once('data', resolve));
+    stream.pause();
+    expect(first.length).toBeGreaterThan(0);
+    // The client pauses its socket once the stream's buffer is full, and then the proxy stops
+    // reading the server, since the client takes no more bytes.
+    await paused;
+    await proxy.waitUntil((p) => p.pausedReads > 0);
+    expect(stream.readableLength).toBeLessThan(4 * 1024 * 1024);
+    expect(proxy.bytesToClient).toBeLessThan(length / 2);
+    stream.resume();
+    const rest = await collect(stream);
+    expect(first.length + rest.length).toBe(length);
+    expect(Buffer.concat([first, rest]).equals(whole(length))).toBe(true);
+  });
+});
+
+describe('cancellation and source failures', () => {
+  it('a stream destroyed mid-value closes its connection; the next commands are not misaligned', async () => {
+    const length = 16 * 1024 * 1024;
+    const redis = await open({ maxDedicatedConnections: 1 });
+    await redis.setFromStream('stream:c', patterned(length), { length });
+    await redis.set('stream:small', 'small');
+    const stream = redis.getStream('stream:c');
+    await new Promise((resolve) => stream.once('data', resolve));
+    stream.destroy();
+    await new Promise((resolve) => stream.once('close', resolve));
+    // The only dedicated connection was closed, not reused: a new one reads the right reply.
+    expect((await collect(redis.getStream('stream:small'))).toString()).toBe('small');
+    expect(await redis.blpop('stream:none', 0.01)).toBeNull();
+  });
+
+  it('an aborted signal destroys the stream with its reason', async () => {
+    const redis = await open();
+    await redis.setFromStream('stream:s', patterned(4 * 1024 * 1024), { length: 4 * 1024 * 1024 });
+    const controller = new AbortController();
+    const stream = redis.getStream('stream:s', { signal: controller.signal });
+    await new Promise((resolve) => stream.once('data', resolve));
+    controller.abort(new Error('stop'));
+    const failed = await outcome(collect(stream));
+    expect((failed.error as Error).message).toBe('stop');
+  });
+
+  it('a source that ends early or fails stores nothing and says so', async () => {
+    const redis = await open();
+    await redis.set('stream:kept', 'previous');
+    const early = await outcome(redis.setFromStream('stream:kept', ['abc'], { length: 10 }));
+    expect(early.error).toBeInstanceOf(RespireError);
+    expect((early.error as Error).message).toMatch(/ended after 3 of 10 bytes.*stores nothing/);
+    async function* failing(): AsyncGenerator<Buffer> {
+      yield Buffer.alloc(1024, 1);
+      throw new Error('disk gone');
+    }
+    const failed = await outcome(redis.setFromStream('stream:kept', failing(), { length: 4096 }));
+    expect((failed.error as Error).message).toMatch(/failed after 1024 of 4096 bytes/);
+    expect((failed.error as Error).cause).toEqual(new Error('disk gone'));
+    const over = await outcome(redis.setFromStream('stream:kept', ['abcdef'], { length: 3 }));
+    expect((over.error as Error).message).toMatch(/more than the 3 bytes/);
+    expect(await redis.get('stream:kept')).toBe('previous');
+  });
+});
