@@ -20,6 +20,8 @@ import {
 } from '../transport/command.js';
 import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
+import type { EntrySource } from './imports/field-chunks.js';
+import { HashImport, type ImportHashOptions, type ImportSettings } from './imports/hash-import.js';
 import { checkedPrefix, KeyPrefixView } from './key-prefix-view.js';
 import { ClientTelemetry } from './metrics.js';
 import { type ClientCircuit, circuitRegistry } from './node/circuit-gate.js';
@@ -54,6 +56,7 @@ export class ClientCore extends Commander {
   private closing: Promise<void> | undefined;
   /** How batches send their entries: contiguously, in one go (batch.ts). */
   private readonly batchDispatcher: BatchDispatcher;
+  private readonly importSettings: ImportSettings;
   private readonly telemetry: ClientTelemetry;
   /** `redis.client.errors`: told what a caller received; none without that metric. */
   private readonly errorSink: ((error: unknown) => void) | undefined;
@@ -84,6 +87,10 @@ export class ClientCore extends Commander {
         return node;
       },
     });
+    this.importSettings = {
+      ...options,
+      deleteKey: (key) => this.call(['DEL', key], undefined, undefined).catch(ignore),
+    };
     this.batchDispatcher = {
       commandTimeout: options.commandTimeout,
       errorSink: this.errorSink,
@@ -244,6 +251,15 @@ export class ClientCore extends Commander {
   }
 
   /**
+   * A hash import of `entries` into `key`, in HSET transactions on a dedicated connection of the
+   * key's node; `run()` starts it, and resumes it after a circuit rejection
+   * (src/client/imports/hash-import.ts; README "Hash imports").
+   */
+  importHash(key: RedisArgument, entries: EntrySource, options: ImportHashOptions): HashImport {
+    return new HashImport(this.router.watchNode([key]), key, entries, this.importSettings, options);
+  }
+
+  /**
    * Waits for every reply in flight, then closes all connections. Commands issued after this
    * reject with RespireConnectionError (`written: false`).
    */
@@ -394,3 +410,5 @@ function mayRetry(error: unknown, args: readonly RespArgument[]): boolean {
   if (!(error instanceof RespireConnectionError || error instanceof RespireTimeoutError)) return false;
   return error.written === false || isReadOnlyCommand(args);
 }
+
+function ignore(): void {}
