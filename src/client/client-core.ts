@@ -20,6 +20,7 @@ import {
 } from '../transport/command.js';
 import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
+import { DurableBatch, type DurableOptions } from './durable/durable-batch.js';
 import type { EntrySource } from './imports/field-chunks.js';
 import { HashImport, type ImportHashOptions, type ImportSettings } from './imports/hash-import.js';
 import { checkedPrefix, KeyPrefixView } from './key-prefix-view.js';
@@ -257,6 +258,19 @@ export class ClientCore extends Commander {
    */
   importHash(key: RedisArgument, entries: EntrySource, options: ImportHashOptions): HashImport {
     return new HashImport(this.router.watchNode([key]), key, entries, this.importSettings, options);
+  }
+
+  /**
+   * A durability batch: its writes, then WAIT (or WAITAOF) on the same dedicated connection of
+   * their keys' node, reported per write (src/client/durable/durable-batch.ts; README
+   * "Durability batches").
+   */
+  durable(options: DurableOptions): DurableBatch {
+    return new DurableBatch(options, {
+      commandTimeout: this.options.commandTimeout,
+      place: (writes) => this.router.transactionNode(writes),
+      errorSink: this.errorSink,
+    });
   }
 
   /**
