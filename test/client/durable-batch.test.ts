@@ -117,7 +117,7 @@ describe('durable() with WAIT against a real replica', () => {
     expect(error).toBeInstanceOf(RespireError);
     expect(error?.message).toMatch(/the 1 writes were applied and cannot be undone, but WAITAOF failed/);
     expect(error?.cause).toBeInstanceOf(RespireServerError);
-    expect((error?.cause as Error).message).toMatch(/unknown command 'WAITAOF'/);
+    expect((error!.cause as Error).message).toMatch(/unknown command 'WAITAOF'/);
     expect(report.writes[0]).toMatchObject({ applied: true, acknowledged: false });
     expect(await redis.get('durable:d')).toBe('1');
   });
