@@ -5,7 +5,12 @@
 import net from 'node:net';
 import { Readable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import { RespireConfigurationError, RespireError, RespireServerError } from '../../src/index.js';
+import {
+  RespireConfigurationError,
+  RespireError,
+  RespireServerError,
+  RespireTimeoutError,
+} from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { outcome, useTestClients } from './support.js';
 
@@ -166,5 +171,33 @@ describe('cancellation and source failures', () => {
     const over = await outcome(redis.setFromStream('stream:kept', ['abcdef'], { length: 3 }));
     expect((over.error as Error).message).toMatch(/more than the 3 bytes/);
     expect(await redis.get('stream:kept')).toBe('previous');
+  });
+});
+
+describe('deadlines', () => {
+  it('an upload to a server that stops reading fails with a response timeout and closes its connection', async () => {
+    const { client: redis, proxy } = await proxied({ commandTimeout: 300 }, { maxQueuedBytes: 64 * 1024 });
+    // Its dedicated connection is open before the server goes silent (not a connect timeout).
+    await redis.setFromStream('stream:deadline', ['before'], { length: 6 });
+    await proxy.setMode('blackhole');
+    const length = 64 * 1024 * 1024;
+    const failed = await outcome(redis.setFromStream('stream:deadline', patterned(length), { length }));
+    expect(failed.error).toBeInstanceOf(RespireTimeoutError);
+    expect((failed.error as RespireTimeoutError).phase).toBe('response');
+    await proxy.setMode('pass');
+    // The unfinished SET died with its connection: the old value is still there.
+    expect(await redis.get('stream:deadline')).toBe('before');
+  });
+
+  it('a streamed GET whose reply never starts fails with a response timeout', async () => {
+    const { client: redis, proxy } = await proxied({ commandTimeout: 300 });
+    await redis.set('stream:silent', 'x');
+    expect((await collect(redis.getStream('stream:silent'))).toString()).toBe('x');
+    await proxy.setMode('blackhole');
+    const failed = await outcome(collect(redis.getStream('stream:silent')));
+    expect(failed.error).toBeInstanceOf(RespireTimeoutError);
+    expect((failed.error as RespireTimeoutError).phase).toBe('response');
+    await proxy.setMode('pass');
+    expect((await collect(redis.getStream('stream:silent'))).toString()).toBe('x');
   });
 });
