@@ -10,9 +10,9 @@ const CLOSE = 0x7d;
 
 /**
  * `key` and a random suffix, keeping the key's slot: a key with a hash tag keeps it as it is; one
- * without braces becomes the hash tag of the temporary key. A key with a `}` but no hash tag has
- * no such name: its temporary key is in another slot, and in Cluster mode the final transaction
- * fails with CROSSSLOT before anything is sent.
+ * without a `}` becomes the hash tag of the temporary key. A key with a `}` but no hash tag has no
+ * such name: its temporary key is in another slot, and in Cluster mode the server refuses the
+ * import's first transaction (EXECABORT after MOVED), so nothing is written.
  */
 export function temporaryKey(key: RedisArgument, random: RandomSource): RespArgument {
   const bytes = typeof key === 'string' ? Buffer.from(key) : key;
