@@ -16,6 +16,7 @@
 import { RespireCircuitOpenError, RespireConfigurationError } from '../../errors.js';
 import type { RespArgument } from '../../resp/encoder.js';
 import type { Channel } from '../../transport/channel.js';
+import { Command } from '../../transport/command.js';
 import type { Clock } from '../../util/clock.js';
 import type { RandomSource } from '../../util/random.js';
 import type { RedisArgument } from '../commands/caller.js';
@@ -65,6 +66,8 @@ export class HashImport {
   private readonly target: RespArgument;
   private fields = 0;
   private transactions = 0;
+  /** A transaction was handed to the connection (it may have run even if it failed). */
+  private sentAny = false;
   private readonly timeoutMs: number;
 
   /** @internal Use `redis.importHash(key, entries, options)`. */
@@ -155,6 +158,7 @@ export class HashImport {
           tx.send(['PERSIST', this.key]).catch(ignore);
         }
       } else if (replace) tx.send(['PEXPIRE', this.target, String(TEMPORARY_TTL_MS)]).catch(ignore);
+      this.sentAny = true;
       await tx.exec({ signal: this.options.signal });
       this.chunks.take();
       this.transactions++;
@@ -166,16 +170,28 @@ export class HashImport {
   private end(state: 'done' | 'failed'): void {
     this.state = state;
     this.chunks.close();
-    const channel = this.channel;
+    const { channel, node } = this;
     this.channel = undefined;
-    if (state === 'failed' && this.options.replace === true && this.transactions > 0) {
-      // Best effort: the temporary key expires on its own anyway.
-      this.settings.deleteKey(this.target);
+    // A replacing import that sent a transaction may have left its temporary key (which expires).
+    const leftover = state === 'failed' && this.options.replace === true && this.sentAny;
+    if (channel === undefined || node instanceof Error || channel.current === undefined) {
+      if (channel !== undefined && !(node instanceof Error)) node.lender.discard(channel);
+      if (leftover) this.settings.deleteKey(this.target);
+      return;
     }
-    if (channel === undefined || this.node instanceof Error) return;
-    // A transaction that failed has been closed (DISCARD) or lost its connection with it.
-    if (channel.current !== undefined) this.node.lender.release(channel);
-    else this.node.lender.discard(channel);
+    if (!leftover) {
+      node.lender.release(channel);
+      return;
+    }
+    // On the import's own connection, after any transaction still in flight there (an abort after
+    // MULTI was written), so that no chunk lands after the DEL.
+    const remove = new Command(['DEL', this.target], 0, undefined, undefined, this.timeoutMs);
+    channel.enqueue(remove as Command<unknown>);
+    const giveBack = (): void => {
+      if (channel.current === undefined) node.lender.discard(channel);
+      else node.lender.release(channel);
+    };
+    remove.promise.then(giveBack, giveBack);
   }
 }
 

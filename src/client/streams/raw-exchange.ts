@@ -32,6 +32,7 @@ export class RawExchange {
   private quietSince = 0;
   private quietLimitMs = 0;
   private drainWaiter: { resolve(): void; reject(error: Error): void } | undefined;
+  private paused = false;
 
   private constructor(
     private readonly node: EndpointNode,
@@ -125,12 +126,15 @@ export class RawExchange {
 
   /** Backpressure: stops reading the socket until `resume()`; the deadline waits too. */
   pause(): void {
+    this.paused = true;
     this.connection.socket.pause();
     this.stopDeadline();
   }
 
+  /** Reads again after `pause()`; the silence is counted from now. */
   resume(): void {
-    if (this.done) return;
+    if (this.done || !this.paused) return;
+    this.paused = false;
     this.connection.socket.resume();
     this.expectWithin(this.quietLimitMs);
   }
@@ -175,7 +179,7 @@ export class RawExchange {
     socket.off('drain', this.onDrain);
     this.connection.tap = undefined;
     // A paused socket would never read again; a connection given back must read its next replies.
-    socket.resume();
+    if (this.paused) socket.resume();
     const waiter = this.drainWaiter;
     this.drainWaiter = undefined;
     waiter?.reject(this.lostError());

@@ -7,7 +7,7 @@
 // ends records no outcome (and frees a probe slot); reading to the end records success; an error
 // reply (WRONGTYPE) is a reply, so a success; a lost or silent connection is a failure.
 import { Readable } from 'node:stream';
-import { RespireProtocolError, RespireServerError } from '../../errors.js';
+import { RespireError, RespireProtocolError, RespireServerError } from '../../errors.js';
 import { RespDecoder } from '../../resp/decoder.js';
 import { encodeCommand } from '../../resp/encoder.js';
 import type { RespValue } from '../../resp/types.js';
@@ -93,7 +93,9 @@ export class ValueStream extends Readable {
     // Before the reply ended: cancelled, nothing recorded; the connection cannot be reused.
     this.exchange?.report(Health.None);
     this.exchange?.close();
-    this.failLength(error ?? new Error('the stream was destroyed before the value started'));
+    this.failLength(
+      error ?? new RespireError('getStream: the stream was destroyed before the value started'),
+    );
     callback(error);
   }
 
