@@ -1,7 +1,6 @@
 // The circuit and issue 13's data surface (seed 000: streamed GETs and uploads, hash imports,
 // durability batches), against a real redis-server behind the fault proxy, with the circuit kit.
-import net from 'node:net';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RespireCircuitOpenError, RespireError } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import {
@@ -14,6 +13,7 @@ import {
   untilProbeDue,
   useCircuitRigs,
 } from './circuit-kit.js';
+import { portsOf, recordWrites } from './write-spy.js';
 
 const server = useRedisServer();
 const rigs = useCircuitRigs(server);
@@ -93,16 +93,7 @@ describe('hash import', () => {
   it('a rejection before sending keeps the session and its fieldsets; run() resumes on the same connection', async () => {
     const rig = await rigs.open();
     const { client, proxy, circuit } = rig;
-    const ports: number[] = [];
-    const write = net.Socket.prototype.write;
-    vi.spyOn(net.Socket.prototype, 'write').mockImplementation(function (
-      this: net.Socket,
-      ...args: Parameters<net.Socket['write']>
-    ) {
-      const bytes = Buffer.from(args[0] as Uint8Array);
-      if (this.remotePort === proxy.port && bytes.includes('MULTI')) ports.push(this.localPort!);
-      return write.apply(this, args);
-    });
+    const writes = recordWrites(() => proxy.port);
     let yielded = 0;
     async function* entries(): AsyncGenerator<[string, string]> {
       for (let i = 0; i < 40; i++) {
@@ -117,11 +108,12 @@ describe('hash import', () => {
     expectRejected(rejected.error, rig);
     expect(job.resumable).toBe(true);
     expect(job.fieldsWritten).toBe(10);
-    expect(ports).toHaveLength(1);
+    expect(portsOf(writes, 'MULTI')).toHaveLength(1);
     await untilProbeDue(circuit);
     expect(await job.run()).toEqual({ fields: 40, transactions: 4 });
     // Every entry was read once: the rejected chunk was kept, not read again.
     expect(yielded).toBe(40);
+    const ports = portsOf(writes, 'MULTI');
     expect(ports).toHaveLength(4);
     expect(new Set(ports).size).toBe(1);
     expect(await client.hlen('circuit:hash')).toBe(40);

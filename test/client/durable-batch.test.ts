@@ -2,8 +2,7 @@
 // against a real primary with a real replica; WAITAOF's unknown-command error on Redis 7.0 reaching
 // the caller; and WAITAOF's answer read against the kit's fake server, since Redis 7.0 has no
 // WAITAOF (it is 7.2+; PROTOCOL.md §7).
-import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   RespireClient,
   RespireConfigurationError,
@@ -15,6 +14,7 @@ import { type RedisServer, startRedisServer } from '../kit/redis-server.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { waitUntil } from '../kit/wait-until.js';
 import { useTestClients } from './support.js';
+import { portsOf, recordWrites } from './write-spy.js';
 
 const primary = useRedisServer();
 const { open, track } = useTestClients(primary);
@@ -40,28 +40,10 @@ afterAll(async () => {
   await replica?.stop();
 });
 
-/** Local ports of the sockets that wrote each command named in `names`, in order. */
-function portsWriting(names: readonly string[]): { name: string; port: number }[] {
-  const seen: { name: string; port: number }[] = [];
-  const write = net.Socket.prototype.write;
-  vi.spyOn(net.Socket.prototype, 'write').mockImplementation(function (
-    this: net.Socket,
-    ...args: Parameters<net.Socket['write']>
-  ) {
-    const text = Buffer.from(args[0] as Uint8Array).toString('latin1');
-    if (this.remotePort === primary.port) {
-      for (const name of names)
-        if (text.includes(`\r\n${name}\r\n`)) seen.push({ name, port: this.localPort! });
-    }
-    return write.apply(this, args);
-  });
-  return seen;
-}
-
 describe('durable() with WAIT against a real replica', () => {
   it('sends the writes, then WAIT on their connection, and reports each write acknowledged', async () => {
     const redis = await open();
-    const seen = portsWriting(['SET', 'INCR', 'WAIT']);
+    const writes = recordWrites(() => primary.port);
     const batch = redis.durable({ replicas: 1, timeout: 5_000 });
     const set = batch.set('durable:a', '1');
     batch.incr('durable:n');
@@ -73,8 +55,9 @@ describe('durable() with WAIT against a real replica', () => {
       { applied: true, value: 'OK', acknowledged: true, replicas: 1, aofLocal: null, aofReplicas: null },
       { applied: true, value: 1, acknowledged: true, replicas: 1, aofLocal: null, aofReplicas: null },
     ]);
-    expect(seen.map((write) => write.name)).toEqual(['SET', 'INCR', 'WAIT']);
-    expect(new Set(seen.map((write) => write.port)).size).toBe(1);
+    const [set1, incr, wait] = [portsOf(writes, 'SET'), portsOf(writes, 'INCR'), portsOf(writes, 'WAIT')];
+    expect([set1.length, incr.length, wait.length]).toEqual([1, 1, 1]);
+    expect(new Set([...set1, ...incr, ...wait]).size).toBe(1);
     const onReplica = track(
       await RespireClient.connect({ endpoints: [{ host: replica!.host, port: replica!.port }] }),
     );
@@ -94,13 +77,13 @@ describe('durable() with WAIT against a real replica', () => {
   it('a failed write prevents the acknowledgement: WAIT is not sent', async () => {
     const redis = await open();
     await redis.rpush('durable:list', 'x');
-    const seen = portsWriting(['WAIT']);
+    const writes = recordWrites(() => primary.port);
     const batch = redis.durable({ replicas: 1, timeout: 1_000 });
     batch.set('durable:c', '1');
     const wrong = batch.incr('durable:list');
     const report = await batch.execute();
     await expect(wrong).rejects.toBeInstanceOf(RespireServerError);
-    expect(seen).toEqual([]);
+    expect(portsOf(writes, 'WAIT')).toEqual([]);
     expect(report.acknowledged).toBe(false);
     expect(report.acknowledgementError?.message).toMatch(/WAIT was not sent: write 1 failed/);
     expect(report.writes[0]).toMatchObject({ applied: true, acknowledged: false, replicas: null });

@@ -1,13 +1,13 @@
 // `importHash` (issue 13 "Hash imports") against a real server: chunks of HSET in transactions on
 // one dedicated connection, atomic replacement (a reader sees the old hash or the complete new one),
 // and an import that fails or is abandoned leaving the key as it was and no temporary key behind.
-import net from 'node:net';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { temporaryKey } from '../../src/client/imports/import-key.js';
 import { keySlot } from '../../src/cluster/key-slot.js';
 import { type RespireClient, RespireConfigurationError, RespireError } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { outcome, useTestClients } from './support.js';
+import { portsOf, recordWrites } from './write-spy.js';
 
 const server = useRedisServer();
 const { open } = useTestClients(server);
@@ -20,27 +20,13 @@ async function leftovers(redis: RespireClient): Promise<string[]> {
   return (await redis.send(['KEYS', '*respire-import*'])) as string[];
 }
 
-/** The local port of the socket each write of a MULTI left from, towards the server. */
-function multiPorts(): number[] {
-  const ports: number[] = [];
-  const write = net.Socket.prototype.write;
-  vi.spyOn(net.Socket.prototype, 'write').mockImplementation(function (
-    this: net.Socket,
-    ...args: Parameters<net.Socket['write']>
-  ) {
-    const bytes = Buffer.from(args[0] as Uint8Array);
-    if (this.remotePort === server.port && bytes.includes('MULTI')) ports.push(this.localPort!);
-    return write.apply(this, args);
-  });
-  return ports;
-}
-
 describe('importHash', () => {
   it('writes every field in chunks, each a transaction on the same dedicated connection', async () => {
     const redis = await open();
-    const ports = multiPorts();
+    const writes = recordWrites(() => server.port);
     const job = redis.importHash('import:plain', fields(2_500, 'v'), { chunkFields: 1_000 });
     expect(await job.run()).toEqual({ fields: 2_500, transactions: 3 });
+    const ports = portsOf(writes, 'MULTI');
     expect(ports).toHaveLength(3);
     expect(new Set(ports).size).toBe(1);
     expect(await redis.hlen('import:plain')).toBe(2_500);
