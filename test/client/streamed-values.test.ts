@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import {
   RespireConfigurationError,
+  RespireConnectionError,
   RespireError,
   RespireServerError,
   RespireTimeoutError,
@@ -199,5 +200,46 @@ describe('deadlines', () => {
     expect((failed.error as RespireTimeoutError).phase).toBe('response');
     await proxy.setMode('pass');
     expect((await collect(redis.getStream('stream:silent'))).toString()).toBe('x');
+  });
+});
+
+describe('closing the client', () => {
+  it('close() waits for an upload under way, and never writes QUIT into its value', async () => {
+    const redis = await open();
+    const reader = await open();
+    let resume!: () => void;
+    const held = new Promise<void>((resolve) => {
+      resume = resolve;
+    });
+    let started!: () => void;
+    const underway = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    async function* slow(): AsyncGenerator<Buffer> {
+      yield Buffer.from('first-half|');
+      started();
+      await held;
+      yield Buffer.from('second-half');
+    }
+    const upload = redis.setFromStream('stream:closing', slow(), { length: 22 });
+    await underway;
+    const closed = redis.close();
+    resume();
+    expect(await upload).toBe(true);
+    await closed;
+    expect(await reader.get('stream:closing')).toBe('first-half|second-half');
+  });
+
+  it('close() ends a stream nobody reads within its bound, recording nothing', async () => {
+    // close() waits at most commandTimeout for what is in flight, the paused stream included.
+    const redis = await open({ commandTimeout: 1_000, circuitBreaker: { minimumFailureCount: 1 } });
+    await redis.setFromStream('stream:unread', patterned(8 * 1024 * 1024), { length: 8 * 1024 * 1024 });
+    const stream = redis.getStream('stream:unread');
+    const failed = new Promise<unknown>((resolve) => stream.once('error', resolve));
+    await new Promise((resolve) => stream.once('data', resolve));
+    stream.pause();
+    await redis.close();
+    expect(await failed).toBeInstanceOf(RespireConnectionError);
+    expect(redis.circuit!.snapshot().failures).toBe(0);
   });
 });

@@ -102,6 +102,11 @@ export class EndpointNode {
     return this.gate?.circuit;
   }
 
+  /** The client closed or destroyed the node's dedicated connections (a failure it caused). */
+  get dedicatedClosed(): boolean {
+    return this.dedicated.isClosed();
+  }
+
   /** Where this node's transactions are written: the shared pipeline. */
   get transactionTarget(): TransactionTarget {
     return this.main;

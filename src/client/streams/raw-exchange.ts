@@ -9,7 +9,7 @@
 // is written, and its outcome is reported exactly once (`report`); a probe whose reader stalls is
 // bounded by the gate like any command without a reply deadline.
 import { RespireConnectionError, type RespireEndpoint, RespireTimeoutError } from '../../errors.js';
-import type { Channel } from '../../transport/channel.js';
+import { type Channel, clientClosedError } from '../../transport/channel.js';
 import { Command } from '../../transport/command.js';
 import type { Connection } from '../../transport/connection.js';
 import { Health } from '../../transport/health.js';
@@ -177,7 +177,7 @@ export class RawExchange {
     const socket = this.connection.socket;
     socket.off('close', this.onClose);
     socket.off('drain', this.onDrain);
-    this.connection.tap = undefined;
+    this.connection.untap();
     // A paused socket would never read again; a connection given back must read its next replies.
     if (this.paused) socket.resume();
     const waiter = this.drainWaiter;
@@ -224,7 +224,14 @@ export class RawExchange {
   };
 
   private readonly onClose = (): void => {
-    this.fail(this.lostError());
+    if (!this.node.dedicatedClosed) {
+      this.fail(this.lostError());
+      return;
+    }
+    // The client closed (past close()'s bound) or destroyed it: a failure it caused records nothing.
+    this.report(Health.None);
+    this.close();
+    this.onFailure(clientClosedError(this.endpoint));
   };
 
   private lostError(): RespireConnectionError {
