@@ -6,17 +6,19 @@ import net from 'node:net';
 import { Readable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import {
+  RespireClient,
   RespireConfigurationError,
   RespireConnectionError,
   RespireError,
   RespireServerError,
   RespireTimeoutError,
 } from '../../src/index.js';
+import { startFakeServer } from '../kit/fake-server.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { outcome, useTestClients } from './support.js';
 
 const server = useRedisServer();
-const { open, proxied } = useTestClients(server);
+const { open, proxied, track } = useTestClients(server);
 
 /** `length` bytes whose every byte depends on its position, in pieces of `piece` bytes. */
 function* patterned(length: number, piece = 64 * 1024): Generator<Buffer> {
@@ -241,5 +243,33 @@ describe('closing the client', () => {
     await redis.close();
     expect(await failed).toBeInstanceOf(RespireConnectionError);
     expect(redis.circuit!.snapshot().failures).toBe(0);
+  });
+});
+
+describe('a push frame ahead of the reply', () => {
+  // A fake server: the client never turns on tracking on a dedicated connection, so a real 7.0
+  // would not send this push there; the test pins the exact placement (push, then the reply).
+  it('is skipped, and the value after it streams as usual', async () => {
+    const push = '>2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n';
+    const fake = await startFakeServer({
+      script: [],
+      fallback: (args) => {
+        const name = args[0]!.toUpperCase();
+        if (name === 'GET') return `${push}$5\r\nhello\r\n`;
+        if (name === 'SET') return `${push}+OK\r\n`;
+        return name === 'PING' ? '+PONG\r\n' : '+OK\r\n';
+      },
+    });
+    try {
+      const redis = track(
+        await RespireClient.connect({ endpoints: [{ host: fake.host, port: fake.port }], protocol: 2 }),
+      );
+      const stream = redis.getStream('k');
+      expect((await collect(stream)).toString()).toBe('hello');
+      expect(await stream.valueLength).toBe(5);
+      expect(await redis.setFromStream('k', ['v'], { length: 1 })).toBe(true);
+    } finally {
+      await fake.close();
+    }
   });
 });

@@ -136,9 +136,8 @@ function replyReader(exchange: RawExchange): { promise: Promise<RespValue> } {
       if (++replies > 1) throw new Error('a second reply');
       settle(value);
     },
-    onPush: () => {
-      throw new Error('a push frame');
-    },
+    // A push (RESP3 tracking) is not the reply.
+    onPush: ignore,
   });
   exchange.readInto((chunk) => {
     try {

@@ -147,8 +147,10 @@ export class ValueStream extends Readable {
           at = this.takeHeader(chunk, at);
           break;
         case 'other':
-          this.other!.write(chunk.subarray(at));
-          at = chunk.length;
+          // Byte by byte (such frames are short), so that a push frame's end is known exactly; a
+          // copy, since the decoder may keep it past this read of a reused socket buffer.
+          this.other!.write(Buffer.from(chunk.subarray(at, at + 1)));
+          at++;
           break;
         case 'body': {
           const end = Math.min(chunk.length, at + this.remaining);
@@ -181,8 +183,9 @@ export class ValueStream extends Readable {
       this.phase = 'other';
       this.other = new RespDecoder({
         onReply: this.onOtherReply,
+        // A push ahead of the reply (RESP3 tracking) is not the reply: read the header after it.
         onPush: () => {
-          throw this.malformed('a GET reply, not a push frame');
+          this.phase = 'header';
         },
       });
       return at;
