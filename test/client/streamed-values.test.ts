@@ -98,6 +98,8 @@ describe('setFromStream and getStream', () => {
     const bad = await outcome(redis.setFromStream('k', [], { length: -1 }));
     expect(bad.error).toBeInstanceOf(RespireConfigurationError);
     expect((bad.error as RespireConfigurationError).option).toBe('length');
+    const water = await outcome(redis.getStream('k', { highWaterMark: 0 }).toArray());
+    expect((water.error as RespireConfigurationError).option).toBe('highWaterMark');
   });
 });
 
@@ -190,6 +192,18 @@ describe('deadlines', () => {
     await proxy.setMode('pass');
     // The unfinished SET died with its connection: the old value is still there.
     expect(await redis.get('stream:deadline')).toBe('before');
+  });
+
+  it('a source slower than the deadline is not a slow server', async () => {
+    const redis = await open({ commandTimeout: 100 });
+    async function* slow(): AsyncGenerator<string> {
+      yield 'slow-';
+      // The source itself takes longer than commandTimeout: nothing is owed by the server meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      yield 'source';
+    }
+    expect(await redis.setFromStream('stream:slow', slow(), { length: 11 })).toBe(true);
+    expect(await redis.get('stream:slow')).toBe('slow-source');
   });
 
   it('a streamed GET whose reply never starts fails with a response timeout', async () => {

@@ -110,17 +110,17 @@ export class RawExchange {
   }
 
   /**
-   * Resolves when the socket drained; rejects when the exchange ends first. A server that reads
-   * nothing for the quiet limit fails the exchange (a timeout), like one that answers nothing.
+   * Resolves when the socket drained; rejects when the exchange ends first. A server that takes no
+   * bytes for `limitMs` (0 = no limit) fails the exchange with a timeout, as one that answers nothing.
    */
-  drained(): Promise<void> {
+  drained(limitMs: number): Promise<void> {
     return new Promise((resolve, reject) => {
       if (this.done) {
         reject(this.lostError());
         return;
       }
       this.drainWaiter = { resolve, reject };
-      this.expectWithin(this.quietLimitMs);
+      this.expectWithin(limitMs);
     });
   }
 

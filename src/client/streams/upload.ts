@@ -99,7 +99,7 @@ async function writeValue(
   timeoutMs: number,
 ): Promise<number> {
   let sent = 0;
-  exchange.expectWithin(timeoutMs);
+  // No deadline while the source is producing: a slow source is not a slow server.
   try {
     for await (const piece of source) {
       if (exchange.finished) break;
@@ -112,7 +112,7 @@ async function writeValue(
         throw sourceError(`gave more than the ${length} bytes announced`, exchange);
       }
       sent += bytes.length;
-      if (bytes.length !== 0 && !exchange.write(bytes)) await exchange.drained();
+      if (bytes.length !== 0 && !exchange.write(bytes)) await exchange.drained(timeoutMs);
     }
   } catch (error) {
     if (error instanceof RespireError) throw error;

@@ -7,7 +7,12 @@
 // ends records no outcome (and frees a probe slot); reading to the end records success; an error
 // reply (WRONGTYPE) is a reply, so a success; a lost or silent connection is a failure.
 import { Readable } from 'node:stream';
-import { RespireError, RespireProtocolError, RespireServerError } from '../../errors.js';
+import {
+  RespireConfigurationError,
+  RespireError,
+  RespireProtocolError,
+  RespireServerError,
+} from '../../errors.js';
 import { RespDecoder } from '../../resp/decoder.js';
 import { encodeCommand } from '../../resp/encoder.js';
 import type { RespValue } from '../../resp/types.js';
@@ -68,7 +73,8 @@ export class ValueStream extends Readable {
     private readonly settings: StreamSettings,
     private readonly options: GetStreamOptions = {},
   ) {
-    super({ highWaterMark: options.highWaterMark ?? DEFAULT_HIGH_WATER_MARK });
+    const { highWaterMark } = options;
+    super({ highWaterMark: isByteCount(highWaterMark) ? highWaterMark : DEFAULT_HIGH_WATER_MARK });
     this.valueLength = new Promise((resolve, reject) => {
       this.settleLength = resolve;
       this.failLength = reject;
@@ -102,6 +108,13 @@ export class ValueStream extends Readable {
   private async start(): Promise<void> {
     const { options, node } = this;
     if (options.timeout !== undefined && !isTimeout(options.timeout)) throw invalidTimeout(options.timeout);
+    if (options.highWaterMark !== undefined && !isByteCount(options.highWaterMark)) {
+      throw new RespireConfigurationError(
+        'highWaterMark',
+        options.highWaterMark,
+        'an integer number of bytes, at least 1',
+      );
+    }
     if (node instanceof Error) throw node;
     options.signal?.throwIfAborted();
     const exchange = await RawExchange.borrow(node, this.settings.clock, 'GET', (error) =>
@@ -239,3 +252,7 @@ export class ValueStream extends Readable {
 }
 
 function ignore(): void {}
+
+function isByteCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
+}
