@@ -72,10 +72,12 @@ export class Connection {
   private lastReadAt = Number.NEGATIVE_INFINITY;
   /** Set by `boundClose`: past this time, what is still owed a reply fails and the socket closes. */
   private closeBy = 0;
+  /** Reads go here, not to the decoder, while a streamed value uses `socket` (streams/raw-exchange.ts). */
+  tap: ((chunk: Buffer) => void) | undefined = undefined;
 
   constructor(
     readonly endpoint: RespireEndpoint,
-    private readonly socket: net.Socket,
+    readonly socket: net.Socket,
     private readonly clock: Clock,
     private readonly events: ConnectionEvents,
     returnBuffers: boolean,
@@ -177,9 +179,9 @@ export class Connection {
     return command.promise;
   }
 
-  /** Resolves once no reply is owed (or the connection is gone). */
+  /** Resolves once no reply is owed and no streamed value is under way (or the connection is gone). */
   whenIdle(): Promise<void> {
-    if (this.inflight.length === 0 || this.closed) return Promise.resolve();
+    if ((this.inflight.length === 0 && this.tap === undefined) || this.closed) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -220,7 +222,7 @@ export class Connection {
    * as a close by the client (no health outcome).
    */
   boundClose(boundMs: number): void {
-    if (this.closed || this.inflight.length === 0) return;
+    if (this.closed || (this.inflight.length === 0 && this.tap === undefined)) return;
     let closeBy = this.clock.now() + boundMs;
     for (let i = 0; i < this.inflight.length; i++) {
       const deadline = this.inflight.at(i)!.deadline;
@@ -228,6 +230,12 @@ export class Connection {
     }
     this.closeBy = closeBy;
     this.timer.arm(closeBy);
+  }
+
+  /** The streamed value ended: replies are decoded again, and close() may send QUIT now. */
+  untap(): void {
+    this.tap = undefined;
+    if (this.inflight.length === 0) this.wakeIdle();
   }
 
   private shut(error: RespireError | undefined, owed: RespireError): void {
@@ -257,6 +265,10 @@ export class Connection {
   private readonly onData = (chunk: Buffer): void => {
     // Once per socket read, not per reply: the proof of life the unresponsive rule looks for.
     this.lastReadAt = this.clock.now();
+    if (this.tap !== undefined) {
+      this.tap(chunk);
+      return;
+    }
     try {
       this.decoder.write(chunk);
     } catch (error) {
