@@ -2,10 +2,22 @@
 // is created; nothing else in the code base parses error message text.
 import { REDACTED, redactOption } from './util/redact.js';
 
-/** A data endpoint as configured or as reported by Cluster/Sentinel. */
+/**
+ * A data endpoint as configured or as reported by Cluster/Sentinel. For a Unix socket, `path` is
+ * set, `host` is the same path and `port` is 0.
+ */
 export interface RespireEndpoint {
   readonly host: string;
   readonly port: number;
+  readonly path?: string | undefined;
+}
+
+/** `host:port` (`[::1]:6379` for IPv6), or a Unix socket's path: how errors and circuits name an endpoint. */
+export function describeEndpoint(endpoint: RespireEndpoint): string {
+  if (endpoint.path !== undefined) return endpoint.path;
+  return endpoint.host.includes(':')
+    ? `[${endpoint.host}]:${endpoint.port}`
+    : `${endpoint.host}:${endpoint.port}`;
 }
 
 export interface RespireErrorOptions {
@@ -149,8 +161,8 @@ export class RespireCircuitOpenError extends RespireError {
     Error.stackTraceLimit = 0;
     super(
       retryAfter === null
-        ? `circuit of ${endpoint.host}:${endpoint.port} is half-open and every probe slot is taken`
-        : `circuit of ${endpoint.host}:${endpoint.port} is open; retry after ${retryAfter} ms`,
+        ? `circuit of ${describeEndpoint(endpoint)} is half-open and every probe slot is taken`
+        : `circuit of ${describeEndpoint(endpoint)} is open; retry after ${retryAfter} ms`,
       { endpoint },
     );
     Error.stackTraceLimit = stackTraceLimit;

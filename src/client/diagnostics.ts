@@ -22,7 +22,7 @@
 // conflict resolves it null). Internal commands (handshake, UNWATCH, DISCARD, QUIT) are not.
 import { channel } from 'node:diagnostics_channel';
 import type { CircuitState } from '../breaker/index.js';
-import type { RespireEndpoint } from '../errors.js';
+import { describeEndpoint, type RespireEndpoint } from '../errors.js';
 import type { Command } from '../transport/command.js';
 import type { Clock } from '../util/clock.js';
 import { errorTypeOf } from './metrics-tags.js';
@@ -175,7 +175,7 @@ export function clientErrorReporter(endpoint: RespireEndpoint): (error: unknown)
     } else if (!warned) {
       warned = true;
       const cause = error instanceof Error && error.cause !== undefined ? ` (${String(error.cause)})` : '';
-      process.emitWarning(`Respire client of ${endpoint.host}:${endpoint.port}: ${String(error)}${cause}`, {
+      process.emitWarning(`Respire client of ${describeEndpoint(endpoint)}: ${String(error)}${cause}`, {
         code: 'RESPIRE_CLIENT_ERROR',
       });
     }

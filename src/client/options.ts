@@ -15,6 +15,7 @@ import {
 import { type Clock, systemClock } from '../util/clock.js';
 import { type RandomSource, systemRandom } from '../util/random.js';
 import { rejectUnknownOptions } from '../util/unknown-options.js';
+import { resolveUrls } from './connection-url.js';
 import { parseEndpoint, type RespireEndpointInput } from './endpoint.js';
 import { type RespireMeter, type RespireMetricGroup, resolveMetricOptions } from './metrics.js';
 import {
@@ -34,10 +35,16 @@ export interface RespireRetryOptions {
 
 export interface RespireOptions {
   /**
-   * `{ host, port = 6379 }` objects or `'host:port'` strings. One for a standalone server; in
-   * Cluster mode the seeds, any reachable node will do.
+   * `{ host, port = 6379 }` objects, `'host:port'` strings, `redis://` / `rediss://` URLs, or
+   * `{ path }` (a Unix socket, standalone only). One for a standalone server; in Cluster mode the
+   * seeds, any reachable node will do.
    */
   endpoints?: RespireEndpointInput[];
+  /**
+   * `redis://[user[:password]@]host[:port][/database]`, or `rediss://…` to turn on `tls`: the
+   * endpoint and what the URL sets, instead of `endpoints`. An option the URL also sets must agree.
+   */
+  url?: string;
   /** Redis Cluster mode (API.md "Cluster"). Default false. */
   useCluster?: boolean;
   /** Cluster settings: topology refresh, redirections, address rewriting. */
@@ -119,6 +126,7 @@ export interface ResolvedOptions extends ResolvedModeOptions {
 /** Every RespireOptions name, checked against the interface so that neither grows alone. */
 const OPTION_NAMES = Object.keys({
   endpoints: true,
+  url: true,
   useCluster: true,
   cluster: true,
   readFrom: true,
@@ -167,8 +175,10 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
       'not set with sentinel: the sentinels name the data nodes',
     );
   }
+  // URLs set credentials, database and TLS too (connection-url.ts); `given` has them merged.
+  const given = resolveUrls(options, modeOptions.mode);
   // Sentinel mode has no configured data endpoint: the router names the current primary.
-  const endpoints = modeOptions.mode === 'sentinel' ? ['0.0.0.0:6379'] : options.endpoints;
+  const endpoints = modeOptions.mode === 'sentinel' ? ['0.0.0.0:6379'] : given.endpoints;
   const cluster = modeOptions.mode === 'cluster';
   if (!Array.isArray(endpoints) || endpoints.length === 0 || (!cluster && endpoints.length !== 1)) {
     throw new RespireConfigurationError(
@@ -177,13 +187,14 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
       cluster ? 'an array of one or more seed endpoints' : 'an array of exactly one endpoint (standalone)',
     );
   }
-  const parsed = endpoints.map((endpoint, i) => parseEndpoint(endpoint, `endpoints[${i}]`));
+  // A Unix socket is a standalone server's: Cluster seeds are addresses the nodes announce.
+  const parsed = endpoints.map((endpoint, i) => parseEndpoint(endpoint, `endpoints[${i}]`, !cluster));
   const circuitBreaker =
     options.circuitBreaker === undefined || options.circuitBreaker === null
       ? null
       : validateCircuitBreakerOptions(options.circuitBreaker, 'circuitBreaker.');
   const random = options.random ?? systemRandom;
-  if (options.username !== undefined && options.password === undefined) {
+  if (given.username !== undefined && given.password === undefined) {
     throw new RespireConfigurationError('password', undefined, 'a string when username is set');
   }
   if (options.retry !== undefined && (options.retry === null || typeof options.retry !== 'object')) {
@@ -199,11 +210,11 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
     endpoint: parsed[0]!,
     endpoints: modeOptions.mode === 'sentinel' ? [] : parsed,
     replicaEndpoints: replicaEndpoints(options.replicaEndpoints),
-    username: optionalString(options.username, 'username'),
-    password: optionalString(options.password, 'password'),
+    username: optionalString(given.username, 'username'),
+    password: optionalString(given.password, 'password'),
     clientName: clientName(options.clientName),
-    database: integer(options.database, 'database', 0, 0, 2 ** 31 - 1),
-    tls: tlsOption(options.tls),
+    database: integer(given.database, 'database', 0, 0, 2 ** 31 - 1),
+    tls: tlsOption(given.tls),
     protocol: protocol(options.protocol),
     connectTimeout: integer(options.connectTimeout, 'connectTimeout', 5000, 1, MAX_TIMEOUT_MS),
     commandTimeout: integer(options.commandTimeout, 'commandTimeout', 5000, 0, MAX_TIMEOUT_MS),
@@ -225,7 +236,7 @@ function replicaEndpoints(value: unknown): RespireEndpoint[] {
   if (!Array.isArray(value) || value.length === 0) {
     throw new RespireConfigurationError('replicaEndpoints', value, 'an array of one or more endpoints');
   }
-  return value.map((endpoint, i) => parseEndpoint(endpoint, `replicaEndpoints[${i}]`));
+  return value.map((endpoint, i) => parseEndpoint(endpoint, `replicaEndpoints[${i}]`, true));
 }
 
 /** An integer option in [min, max], or its default when absent. */

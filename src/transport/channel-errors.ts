@@ -2,6 +2,7 @@
 // the send queue in time, or no connection to be had (nothing was sent in any of them); and the
 // sweep that fails the ones whose acquire deadline passed.
 import {
+  describeEndpoint,
   RespireAuthenticationError,
   RespireConnectionError,
   type RespireEndpoint,
@@ -19,7 +20,7 @@ export function clientClosedError(endpoint: RespireEndpoint): RespireConnectionE
 /** No room in the send queue within `timeoutMs` (0: none right now, past the waiters' bound). */
 export function acquireError(endpoint: RespireEndpoint, timeoutMs: number): RespireTimeoutError {
   return new RespireTimeoutError(
-    `no room in the send queue of ${endpoint.host}:${endpoint.port} within ${timeoutMs} ms`,
+    `no room in the send queue of ${describeEndpoint(endpoint)} within ${timeoutMs} ms`,
     'acquire',
     { endpoint, timeoutMs, written: false },
   );
@@ -33,7 +34,7 @@ export function unreachableError(
   endpoint: RespireEndpoint,
   cause: RespireError | undefined,
 ): RespireConnectionError {
-  const message = `no connection to ${endpoint.host}:${endpoint.port}${cause ? `: ${cause.message}` : ''}`;
+  const message = `no connection to ${describeEndpoint(endpoint)}${cause ? `: ${cause.message}` : ''}`;
   const details = { endpoint, cause, written: false };
   return cause instanceof RespireAuthenticationError
     ? new RespireAuthenticationError(message, details)

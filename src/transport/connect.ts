@@ -2,6 +2,7 @@
 // SETNAME, RESP2 fallback, library info, SELECT, extra setup), all within `connectTimeout`. No user
 // command is written before this resolves.
 import {
+  describeEndpoint,
   RespireAuthenticationError,
   RespireConnectionError,
   type RespireEndpoint,
@@ -51,7 +52,7 @@ export async function connect(settings: ConnectionSettings, events: ConnectionEv
     () =>
       deadline.abort(
         new RespireTimeoutError(
-          `connecting to ${endpoint.host}:${endpoint.port} took over ${connectTimeout} ms`,
+          `connecting to ${describeEndpoint(endpoint)} took over ${connectTimeout} ms`,
           'connect',
           {
             endpoint,
@@ -154,13 +155,13 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 /** The one place a handshake failure gets its meaning: auth refused, timeout, or connection error. */
 function asConnectionError(error: unknown, endpoint: RespireEndpoint): RespireError {
   if (error instanceof RespireServerError) {
-    const message = `handshake with ${endpoint.host}:${endpoint.port} failed: ${error.message}`;
+    const message = `handshake with ${describeEndpoint(endpoint)} failed: ${error.message}`;
     return AUTH_CODES.has(error.code)
       ? new RespireAuthenticationError(message, { endpoint, cause: error, written: false })
       : new RespireConnectionError(message, { endpoint, cause: error, written: false });
   }
   if (error instanceof RespireError) return error;
-  return new RespireConnectionError(`cannot connect to ${endpoint.host}:${endpoint.port}: ${String(error)}`, {
+  return new RespireConnectionError(`cannot connect to ${describeEndpoint(endpoint)}: ${String(error)}`, {
     endpoint,
     cause: error,
     written: false,

@@ -10,6 +10,7 @@
 // shield the commands with deadlines written after them.
 import type net from 'node:net';
 import {
+  describeEndpoint,
   RespireConnectionError,
   type RespireEndpoint,
   type RespireError,
@@ -265,7 +266,7 @@ export class Connection {
         error instanceof RespireProtocolError ? error.message : `cannot process a reply: ${String(error)}`;
       const offset = error instanceof RespireProtocolError ? error.offset : undefined;
       this.destroy(
-        new RespireProtocolError(`${message} from ${this.endpoint.host}:${this.endpoint.port}`, {
+        new RespireProtocolError(`${message} from ${describeEndpoint(this.endpoint)}`, {
           endpoint: this.endpoint,
           cause: error,
           offset,
@@ -417,7 +418,7 @@ export class Connection {
     const head = this.oldestWithDeadline()!;
     this.destroy(
       new RespireConnectionError(
-        `connection replaced: ${this.endpoint.host}:${this.endpoint.port} sent nothing while ${head.name} was overdue`,
+        `connection replaced: ${describeEndpoint(this.endpoint)} sent nothing while ${head.name} was overdue`,
         { endpoint: this.endpoint, written: true },
       ),
     );
@@ -450,7 +451,7 @@ export class Connection {
   private readonly onSocketError = (error: Error): void => {
     this.destroy(
       new RespireConnectionError(
-        `connection to ${this.endpoint.host}:${this.endpoint.port} failed: ${error.message}`,
+        `connection to ${describeEndpoint(this.endpoint)} failed: ${error.message}`,
         {
           endpoint: this.endpoint,
           cause: error,
@@ -466,13 +467,10 @@ export class Connection {
       return;
     }
     this.destroy(
-      new RespireConnectionError(
-        `connection to ${this.endpoint.host}:${this.endpoint.port} closed by the server`,
-        {
-          endpoint: this.endpoint,
-          written: true,
-        },
-      ),
+      new RespireConnectionError(`connection to ${describeEndpoint(this.endpoint)} closed by the server`, {
+        endpoint: this.endpoint,
+        written: true,
+      }),
     );
   };
 }

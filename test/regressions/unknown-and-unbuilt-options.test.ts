@@ -59,9 +59,7 @@ describe('unknown option names', () => {
 describe('options of features not built yet', () => {
   const unbuilt: [options: unknown, option: string][] = [
     [{ ...BASE, clientSideCache: { maxEntries: 100 } }, 'clientSideCache'],
-    [{ url: 'redis://127.0.0.1:6379' }, 'url'],
-    [{ endpoints: ['redis://127.0.0.1:6379'] }, 'endpoints[0]'],
-    [{ endpoints: [{ path: '/tmp/redis.sock' }] }, 'endpoints[0].path'],
+    // `url`, URL endpoints and `{ path }` are built now (test/client/connection-url.test.ts).
     [{ ...BASE, circuitBreaker: { shared: {} } }, 'circuitBreaker.shared'],
   ];
   it.each(unbuilt)('%o is refused as not supported yet', (options, option) => {

@@ -3,7 +3,7 @@
 // shared pipeline; listener fan-out; restoring every confirmed subscription on a new connection
 // before anything else is written on it (pubsub-restore.ts). PUBLISH goes through the ordinary
 // pipeline instead. The connection is opened through the endpoint's circuit, like a dedicated one.
-import { RespireConnectionError } from '../../errors.js';
+import { describeEndpoint, RespireConnectionError } from '../../errors.js';
 import type { RespValue } from '../../resp/types.js';
 import { Channel, type ChannelOptions, clientClosedError } from '../../transport/channel.js';
 import type { Command } from '../../transport/command.js';
@@ -337,7 +337,7 @@ export class Subscriber {
     if (this.channel !== channel) return;
     this.channel = undefined;
     const error = new RespireConnectionError(
-      `the subscriber connection to ${channel.endpoint.host}:${channel.endpoint.port} gave up reconnecting: ${cause.message}`,
+      `the subscriber connection to ${describeEndpoint(channel.endpoint)} gave up reconnecting: ${cause.message}`,
       { endpoint: channel.endpoint, cause },
     );
     // Subscribes waiting for a restore get the reason none will come.
