@@ -1,5 +1,6 @@
 // Every error Respire throws or rejects with (API.md "Errors"). Meaning is decided where an error
 // is created; nothing else in the code base parses error message text.
+import { describeEndpoint } from './util/describe-endpoint.js';
 import { REDACTED, redactOption } from './util/redact.js';
 
 /**
@@ -10,14 +11,6 @@ export interface RespireEndpoint {
   readonly host: string;
   readonly port: number;
   readonly path?: string | undefined;
-}
-
-/** `host:port` (`[::1]:6379` for IPv6), or a Unix socket's path: how errors and circuits name an endpoint. */
-export function describeEndpoint(endpoint: RespireEndpoint): string {
-  if (endpoint.path !== undefined) return endpoint.path;
-  return endpoint.host.includes(':')
-    ? `[${endpoint.host}]:${endpoint.port}`
-    : `${endpoint.host}:${endpoint.port}`;
 }
 
 export interface RespireErrorOptions {

@@ -20,11 +20,13 @@
 // Traced: the client's commands, batch entries, WATCH sessions' commands, and each transaction
 // entry when `exec()` sends it, then `EXEC` for the whole transaction (`end` also when a WATCH
 // conflict resolves it null). Internal commands (handshake, UNWATCH, DISCARD, QUIT) are not.
+
 import { channel } from 'node:diagnostics_channel';
 import type { CircuitState } from '../breaker/index.js';
-import { describeEndpoint, type RespireEndpoint } from '../errors.js';
+import type { RespireEndpoint } from '../errors.js';
 import type { Command } from '../transport/command.js';
 import type { Clock } from '../util/clock.js';
+import { describeEndpoint } from '../util/describe-endpoint.js';
 import { errorTypeOf } from './metrics-tags.js';
 
 export const DiagnosticChannels = Object.freeze({

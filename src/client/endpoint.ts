@@ -1,7 +1,9 @@
 // Endpoint option parsing: `{ host, port = 6379 }` or `'host:port'` (IPv6 as `'[::1]:6379'`), and
 // `{ path }` for a Unix socket where the caller allows it. `redis://` URLs carry credentials too, so
 // options.ts parses them (connection-url.ts) before endpoints reach this file.
-import { describeEndpoint, RespireConfigurationError, type RespireEndpoint } from '../errors.js';
+
+import { RespireConfigurationError, type RespireEndpoint } from '../errors.js';
+import { describeEndpoint } from '../util/describe-endpoint.js';
 import { rejectUnknownOptions } from '../util/unknown-options.js';
 
 /**

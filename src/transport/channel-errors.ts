@@ -1,14 +1,15 @@
 // What a channel's commands fail with when they cannot be written: the client closed, no room in
 // the send queue in time, or no connection to be had (nothing was sent in any of them); and the
 // sweep that fails the ones whose acquire deadline passed.
+
 import {
-  describeEndpoint,
   RespireAuthenticationError,
   RespireConnectionError,
   type RespireEndpoint,
   type RespireError,
   RespireTimeoutError,
 } from '../errors.js';
+import { describeEndpoint } from '../util/describe-endpoint.js';
 import type { RingQueue } from '../util/ring-queue.js';
 import { type Command, CommandState } from './command.js';
 

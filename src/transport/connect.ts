@@ -1,8 +1,8 @@
 // Opens a ready connection: socket, then the handshake of PROTOCOL.md §1.4 (HELLO with AUTH and
 // SETNAME, RESP2 fallback, library info, SELECT, extra setup), all within `connectTimeout`. No user
 // command is written before this resolves.
+
 import {
-  describeEndpoint,
   RespireAuthenticationError,
   RespireConnectionError,
   type RespireEndpoint,
@@ -12,6 +12,7 @@ import {
 } from '../errors.js';
 import type { RespValue } from '../resp/types.js';
 import type { Clock } from '../util/clock.js';
+import { describeEndpoint } from '../util/describe-endpoint.js';
 import { Connection, type ConnectionEvents } from './connection.js';
 import { SlabReader } from './slab-reader.js';
 import { openSocket, type TlsOption } from './socket.js';

@@ -8,9 +8,9 @@
 // and nothing at all has been read for `commandTimeout` (that command's own timeout when the
 // connection has none). Blocking commands and `timeout: 0` are exempt themselves, but do not
 // shield the commands with deadlines written after them.
+
 import type net from 'node:net';
 import {
-  describeEndpoint,
   RespireConnectionError,
   type RespireEndpoint,
   type RespireError,
@@ -21,6 +21,7 @@ import { RespDecoder } from '../resp/decoder.js';
 import { CommandEncoder } from '../resp/encoder.js';
 import type { RespValue } from '../resp/types.js';
 import type { Clock } from '../util/clock.js';
+import { describeEndpoint } from '../util/describe-endpoint.js';
 import { RingQueue } from '../util/ring-queue.js';
 import type { AdmissionGate } from './admission-gate.js';
 import { Command, CommandFlags, CommandState } from './command.js';

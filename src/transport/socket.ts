@@ -1,8 +1,10 @@
 // Opens the TCP, Unix or TLS socket to one endpoint (API.md `tls`): no Nagle delay, keep-alive on,
 // settled once by whichever of connect, error or abort comes first.
+
 import net from 'node:net';
 import tls from 'node:tls';
-import { describeEndpoint, RespireConnectionError, type RespireEndpoint } from '../errors.js';
+import { RespireConnectionError, type RespireEndpoint } from '../errors.js';
+import { describeEndpoint } from '../util/describe-endpoint.js';
 import type { SlabReader } from './slab-reader.js';
 
 export type TlsOption = boolean | tls.ConnectionOptions | undefined;
