@@ -12,7 +12,7 @@ export { MAX_ADMISSIONS_IN_FLIGHT } from './admission-slots.js';
 export { CircuitBreaker, type CircuitSnapshot, type TransitionListener } from './circuit-breaker.js';
 export type { CircuitState } from './circuit-state.js';
 export type { CircuitBreakerEnvironment, MonotonicClock, RandomSource } from './environment.js';
-export { openDelay } from './open-delay.js';
+export { type OpenDelayOptions, openDelay } from './open-delay.js';
 export {
   DEFAULT_CIRCUIT_BREAKER_OPTIONS,
   type ResolvedCircuitBreakerOptions,

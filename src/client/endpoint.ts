@@ -10,7 +10,18 @@ import { rejectUnknownOptions } from '../util/unknown-options.js';
  * An endpoint as configured: `'host:port'`, `{ host, port = 6379 }`, `{ path }` (a Unix socket),
  * or, in `endpoints`, a `redis://` / `rediss://` URL.
  */
-export type RespireEndpointInput = string | { host: string; port?: number } | { path: string };
+export type RespireEndpointInput =
+  | string
+  | {
+      /** Host name or IP address. */
+      host: string;
+      /** TCP port. Default 6379. */
+      port?: number;
+    }
+  | {
+      /** A Unix socket's path (standalone endpoints and `replicaEndpoints`). */
+      path: string;
+    };
 
 export const DEFAULT_PORT = 6379;
 

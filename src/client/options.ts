@@ -28,11 +28,13 @@ import {
 import { refuseUnknownOptions } from './option-names.js';
 import { MAX_TIMEOUT_MS } from './prepare-command.js';
 
+/** `retry`: how often a command that may safely be retried is tried. */
 export interface RespireRetryOptions {
   /** Attempts in all, the first included. 1 = no retry (the default). */
   maxAttempts: number;
 }
 
+/** The options of `RespireClient.connect` (API.md "RespireOptions"); every one is checked before a socket opens. */
 export interface RespireOptions {
   /**
    * `{ host, port = 6379 }` objects, `'host:port'` strings, `redis://` / `rediss://` URLs, or
@@ -58,11 +60,15 @@ export interface RespireOptions {
   replicaEndpoints?: RespireEndpointInput[];
   /** Sentinel mode (API.md "Sentinel"): the sentinels find the primary; `endpoints` is then not set. */
   sentinel?: RespireSentinelOptions;
+  /** ACL user name, sent in `HELLO … AUTH`; needs `password`. Also from a URL's user info. */
   username?: string;
+  /** `requirepass` or the ACL user's password; never shown in an error, metric or diagnostic. */
   password?: string;
+  /** `CLIENT SETNAME`, sent in `HELLO`: printable ASCII without spaces. */
   clientName?: string;
   /** Database selected after the handshake. Default 0. */
   database?: number;
+  /** `true`, or node's `tls.ConnectionOptions` (CA, client certificate, …). Default off; `rediss://` turns it on. */
   tls?: boolean | tls.ConnectionOptions;
   /** 3 (default) asks for RESP3 and falls back to RESP2; 2 forces RESP2. */
   protocol?: 2 | 3;
@@ -76,8 +82,11 @@ export interface RespireOptions {
   maxPendingCommands?: number;
   /** Connections kept for blocking commands (BLPOP, WAIT, …) and WATCH sessions. Default 64. */
   maxDedicatedConnections?: number;
+  /** Delay policy between reconnect attempts: exponential 50 ms to 5 s with full jitter by default; `false` never reconnects. */
   reconnect?: ReconnectOption;
+  /** Retries of commands never sent and of read-only commands. Default `{ maxAttempts: 1 }` (none). */
   retry?: RespireRetryOptions;
+  /** The per-endpoint circuit breaker; `null` (the default) adds no per-command work. */
   circuitBreaker?: RespireCircuitBreakerOptions | null;
   /** Bulk and simple strings as Buffer instead of string. Default false. */
   returnBuffers?: boolean;
