@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/client/options.js';
 import {
   RespireCircuitOpenError,
@@ -16,17 +16,9 @@ import {
 } from '../../src/index.js';
 import { validateSentinelOptions } from '../../src/sentinel/options.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { useConnect } from './support.js';
 
-const clients: RespireClient[] = [];
-afterEach(() => {
-  for (const client of clients.splice(0)) client.destroy();
-});
-
-async function open(options: RespireOptions): Promise<RespireClient> {
-  const client = await RespireClient.connect(options);
-  clients.push(client);
-  return client;
-}
+const open = useConnect();
 
 function refusal(options: unknown): RespireConfigurationError {
   try {
