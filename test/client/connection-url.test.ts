@@ -16,6 +16,7 @@ import {
 } from '../../src/index.js';
 import { validateSentinelOptions } from '../../src/sentinel/options.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { RecordingMeter } from './circuit-kit.js';
 import { useConnect } from './support.js';
 
 const open = useConnect();
@@ -190,6 +191,16 @@ describe('connecting over a Unix socket', () => {
     // The server sees a Unix socket client: `addr` is the socket path form, not an IP.
     expect(await redis.send(['CLIENT', 'INFO'])).toMatch(/\baddr=\/[^ ]*redis\.sock:0\b/);
     expect(server.port).toBeGreaterThan(0);
+  });
+
+  it('metrics name the socket by its path, with no port', async () => {
+    const meter = new RecordingMeter();
+    const redis = await open({ endpoints: [{ path: socket }], meter });
+    await redis.set('plain', 'v');
+    await redis.lpush('plain', 'x').catch(() => {});
+    const [error] = meter.of('redis.client.errors');
+    expect(error?.attributes).toMatchObject({ 'server.address': socket, 'error.type': 'WRONGTYPE' });
+    expect(error?.attributes).not.toHaveProperty('server.port');
   });
 
   it('keys the circuit by the path, and errors name the path', async () => {
