@@ -56,7 +56,8 @@ export async function writeReport(path: string, report: BenchReport, partial: bo
   return merged;
 }
 
-async function readReport(path: string): Promise<BenchReport | undefined> {
+/** The report at `path`, or undefined when there is no such file. */
+export async function readReport(path: string): Promise<BenchReport | undefined> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -109,16 +110,27 @@ export function formatSuiteTable(suite: string, rows: readonly BenchResult[]): s
   return [suite, ...body].join('\n');
 }
 
+/** Whether a higher value of `unit` is better: rates (units ending in `/s`) are. */
+export function higherIsBetter(unit: string): boolean {
+  return unit.endsWith('/s');
+}
+
+/** Respire's ratio to `peer` in one unit, oriented so that above 1 means Respire is ahead. */
+export function respireRatio(respire: BenchResult, peer: BenchResult): number {
+  return higherIsBetter(peer.unit) ? respire.value / peer.value : peer.value / respire.value;
+}
+
 function formatRatio(respire: BenchResult, peer: BenchResult): string {
-  const higherIsBetter = peer.unit.endsWith('/s');
-  const ratio = higherIsBetter ? respire.value / peer.value : peer.value / respire.value;
-  const label = higherIsBetter ? `${respire.client} / ${peer.client}` : `${peer.client} / ${respire.client}`;
+  const ratio = respireRatio(respire, peer);
+  const label = higherIsBetter(peer.unit)
+    ? `${respire.client} / ${peer.client}`
+    : `${peer.client} / ${respire.client}`;
   // 0/0 (both nothing) has no ratio; x/0 is unbounded.
   if (Number.isNaN(ratio)) return `${label} = –`;
   return `${label} = ${Number.isFinite(ratio) ? ratio.toFixed(2) : '∞'}×`;
 }
 
-function formatValue(value: number): string {
+export function formatValue(value: number): string {
   const digits = Math.abs(value) >= 100 ? 0 : Math.abs(value) >= 1 ? 2 : 4;
   return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
 }

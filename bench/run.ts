@@ -14,12 +14,18 @@
 //
 // Scenario suites (`runsLast: true`, such as the outage scenario) run after the throughput suites
 // when no `--only` is given; `--blip <seconds>` sets the outage scenario's blip (RunSettings).
+//
+// `--markdown` prints the tables the README's are pasted from (bench/markdown.ts) instead of the
+// text table; `--compare <file>` adds each figure's ratio to an earlier latest.json
+// (bench/compare.ts); `--no-run` takes the rows from the `--out` file instead of running suites.
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { compareResults, formatComparison } from './compare.js';
 import { runIsolatedSuite, type WorkerLauncher } from './isolation.js';
-import { describeRun, formatTables, writeReport } from './report.js';
+import { formatMarkdown } from './markdown.js';
+import { type BenchReport, describeRun, formatTables, readReport, writeReport } from './report.js';
 import {
   type BenchCluster,
   type BenchContext,
@@ -37,6 +43,12 @@ export interface RunOptions {
   out: string;
   /** `--blip <seconds>`: how long the outage scenario black-holes Redis (its default when unset). */
   blipSeconds: number | undefined;
+  /** `--markdown`: print markdown tables (bench/markdown.ts) instead of the text table. */
+  markdown: boolean;
+  /** `--compare <file>`: an earlier latest.json whose figures each figure is divided by. */
+  compare: string | undefined;
+  /** `--no-run`: report the rows of the `--out` file instead of running suites. */
+  noRun: boolean;
 }
 
 /**
@@ -92,7 +104,7 @@ const ROOT = findRoot(HERE);
 export const DEFAULT_RESULTS_PATH = path.join(ROOT, 'bench', 'results', 'latest.json');
 
 const USAGE =
-  'usage: npm run bench -- [--only <suite>[,<suite>…]] [--quick] [--json] [--out <file>] [--blip <seconds>]';
+  'usage: npm run bench -- [--only <suite>[,<suite>…]] [--quick] [--json | --markdown] [--out <file>] [--blip <seconds>] [--compare <file>] [--no-run]';
 
 export function parseArguments(argv: readonly string[]): RunOptions {
   const options: RunOptions = {
@@ -101,6 +113,9 @@ export function parseArguments(argv: readonly string[]): RunOptions {
     json: false,
     out: DEFAULT_RESULTS_PATH,
     blipSeconds: undefined,
+    markdown: false,
+    compare: undefined,
+    noRun: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -128,6 +143,15 @@ export function parseArguments(argv: readonly string[]): RunOptions {
       case '--out':
         options.out = path.resolve(value());
         break;
+      case '--markdown':
+        options.markdown = true;
+        break;
+      case '--compare':
+        options.compare = path.resolve(value());
+        break;
+      case '--no-run':
+        options.noRun = true;
+        break;
       case '--blip': {
         const given = value();
         const seconds = Number(given);
@@ -141,6 +165,8 @@ export function parseArguments(argv: readonly string[]): RunOptions {
         throw new UsageError(`unknown argument ${flag}`);
     }
   }
+  if (options.json && options.markdown)
+    throw new UsageError('--json and --markdown are two outputs: give one');
   return options;
 }
 
@@ -156,8 +182,12 @@ export async function runBench(
   const io: RunEnvironment = { ...defaultEnvironment(), ...environment };
   let options: RunOptions;
   let selected: BenchSuite[];
+  let earlier: BenchReport | undefined;
   try {
     options = parseArguments(argv);
+    // Read before running, so a wrong path costs nothing.
+    earlier = options.compare === undefined ? undefined : await reportAt(options.compare);
+    if (options.noRun) return await reportOnly(options, earlier, io);
     selected = selectSuites(await io.loadSuites(), options.only);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
@@ -206,7 +236,7 @@ export async function runBench(
 
   const command = ['npm run bench', ...(argv.length > 0 ? ['--', ...argv] : [])].join(' ');
   const report = describeRun(results, command, io.now());
-  io.stdout(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatTables(results)}\n`);
+  printReport(report, options, earlier, io);
   if (results.length > 0) {
     // Rows of suites that failed or did not run are kept from the previous file.
     await writeReport(options.out, report, options.only !== undefined || failed.length > 0);
@@ -214,6 +244,44 @@ export async function runBench(
   }
   if (failed.length > 0) context.log(`failed suites: ${failed.join(', ')}`);
   return failed.length > 0 ? 1 : 0;
+}
+
+/** The report at `file` for `--compare` and `--no-run`; a missing file is a usage error. */
+async function reportAt(file: string): Promise<BenchReport> {
+  const report = await readReport(file);
+  if (report === undefined) throw new UsageError(`no benchmark report at ${file}`);
+  return report;
+}
+
+/** `--no-run`: the rows of the `--out` file (those of `--only`'s suites, when given), printed. */
+async function reportOnly(
+  options: RunOptions,
+  earlier: BenchReport | undefined,
+  io: RunEnvironment,
+): Promise<number> {
+  const saved = await reportAt(options.out);
+  const results = saved.results.filter(
+    (row) => options.only === undefined || options.only.includes(row.suite),
+  );
+  printReport({ ...saved, results }, options, earlier, io);
+  return 0;
+}
+
+function printReport(
+  report: BenchReport,
+  options: RunOptions,
+  earlier: BenchReport | undefined,
+  io: RunEnvironment,
+): void {
+  const { results } = report;
+  if (options.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
+  else io.stdout(`${options.markdown ? formatMarkdown(results) : formatTables(results)}\n`);
+  if (earlier !== undefined) {
+    const label = `${options.compare} of ${earlier.meta?.date ?? 'an unknown date'}`;
+    // Beside JSON it goes to stderr, so that stdout stays one JSON document.
+    const write = options.json ? io.stderr : io.stdout;
+    write(`\n${formatComparison(compareResults(earlier.results, results), label)}\n`);
+  }
 }
 
 async function runSuite(

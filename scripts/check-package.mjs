@@ -1,5 +1,5 @@
 // Packaging check: builds, packs the tarball `npm publish` would upload, lints it with
-// `publint --strict`, then installs it into a scratch consumer and loads every entry point of
+// `publint --strict` and `@arethetypeswrong/cli` (attw), then installs it into a scratch consumer and loads every entry point of
 // API.md's table the way users will: ESM `import()`, CommonJS `require()`, and TypeScript: nodenext
 // from both an `.mts` and a `.cts` file, and bundler resolution. Exits non-zero with a list of every failure.
 //
@@ -157,6 +157,13 @@ try {
   section('publint --strict');
   if (!run(join(BIN, 'publint'), ['run', tarball, '--strict'], ROOT))
     fail('publint --strict reported problems');
+
+  // The node16 profile checks node16/nodenext from CJS and from ESM, and bundler resolution. It
+  // leaves out node10 (`moduleResolution: node`), which predates `exports` and so cannot see the
+  // subpath entry points of any exports-only package; Node >= 20 (engines) resolves through `exports`.
+  section('@arethetypeswrong/cli --profile node16');
+  if (!run(join(BIN, 'attw'), [tarball, '--profile', 'node16', '--format', 'table-flipped'], ROOT))
+    fail('attw reported problems with the types');
 
   section('install into a scratch consumer');
   const consumer = join(scratch, 'consumer');

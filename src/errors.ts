@@ -1,13 +1,22 @@
 // Every error Respire throws or rejects with (API.md "Errors"). Meaning is decided where an error
 // is created; nothing else in the code base parses error message text.
+import { describeEndpoint } from './util/describe-endpoint.js';
 import { REDACTED, redactOption } from './util/redact.js';
 
-/** A data endpoint as configured or as reported by Cluster/Sentinel. */
+/**
+ * A data endpoint as configured or as reported by Cluster/Sentinel. For a Unix socket, `path` is
+ * set, `host` is the same path and `port` is 0.
+ */
 export interface RespireEndpoint {
+  /** Host name or IP address; a Unix socket's path for a socket endpoint. */
   readonly host: string;
+  /** TCP port; 0 for a Unix socket. */
   readonly port: number;
+  /** The Unix socket's path, for a `{ path }` endpoint; otherwise absent. */
+  readonly path?: string | undefined;
 }
 
+/** What every Respire error may carry besides its message. */
 export interface RespireErrorOptions {
   /** The data endpoint involved, when there is one. */
   endpoint?: RespireEndpoint | undefined;
@@ -17,6 +26,7 @@ export interface RespireErrorOptions {
 
 /** Base class of every error Respire throws. */
 export class RespireError extends Error {
+  /** The class name, `'RespireError'`, as `error.name` shows it. */
   override name = 'RespireError';
   /** The data endpoint involved, when there is one. */
   readonly endpoint: RespireEndpoint | undefined;
@@ -27,6 +37,7 @@ export class RespireError extends Error {
   }
 }
 
+/** Options of a RespireConnectionError: whether the failed command was written. */
 export interface RespireConnectionErrorOptions extends RespireErrorOptions {
   /**
    * Whether the failed command had been written to the socket. `false` means Redis never saw it;
@@ -37,7 +48,12 @@ export interface RespireConnectionErrorOptions extends RespireErrorOptions {
 
 /** Socket, TLS or setup failure; connection lost with the command in flight. */
 export class RespireConnectionError extends RespireError {
+  /** The class name, `'RespireConnectionError'`, as `error.name` shows it. */
   override name = 'RespireConnectionError';
+  /**
+   * Whether the failed command had been written to the socket: `false` means Redis never saw it,
+   * `true` that it may have run. `undefined` when the error is not about one command.
+   */
   readonly written: boolean | undefined;
 
   constructor(message: string, options: RespireConnectionErrorOptions = {}) {
@@ -48,9 +64,11 @@ export class RespireConnectionError extends RespireError {
 
 /** The handshake's authentication was refused (`WRONGPASS`, `NOAUTH`, …). */
 export class RespireAuthenticationError extends RespireConnectionError {
+  /** The class name, `'RespireAuthenticationError'`, as `error.name` shows it. */
   override name = 'RespireAuthenticationError';
 }
 
+/** Options of a RespireProtocolError: where in the stream the fault was found. */
 export interface RespireProtocolErrorOptions extends RespireErrorOptions {
   /** Byte offset in the connection's inbound stream where the fault was found. */
   offset?: number | undefined;
@@ -58,7 +76,9 @@ export interface RespireProtocolErrorOptions extends RespireErrorOptions {
 
 /** A malformed frame from the server. The connection is closed and every pending command fails. */
 export class RespireProtocolError extends RespireError {
+  /** The class name, `'RespireProtocolError'`, as `error.name` shows it. */
   override name = 'RespireProtocolError';
+  /** Byte offset in the connection's inbound stream where the fault was found, when known. */
   readonly offset: number | undefined;
 
   constructor(message: string, options: RespireProtocolErrorOptions = {}) {
@@ -70,6 +90,7 @@ export class RespireProtocolError extends RespireError {
 /** Which deadline ran out: socket setup plus handshake, a sent command's reply, or capacity. */
 export type RespireTimeoutPhase = 'connect' | 'response' | 'acquire';
 
+/** Options of a RespireTimeoutError: the deadline that ran out. */
 export interface RespireTimeoutErrorOptions extends RespireConnectionErrorOptions {
   /** The deadline that ran out, in milliseconds. */
   timeoutMs?: number | undefined;
@@ -77,8 +98,11 @@ export interface RespireTimeoutErrorOptions extends RespireConnectionErrorOption
 
 /** A deadline ran out; `phase` says which. */
 export class RespireTimeoutError extends RespireError {
+  /** The class name, `'RespireTimeoutError'`, as `error.name` shows it. */
   override name = 'RespireTimeoutError';
+  /** Which deadline ran out: `'connect'`, `'response'` or `'acquire'`. */
   readonly phase: RespireTimeoutPhase;
+  /** The deadline that ran out, in milliseconds, when known. */
   readonly timeoutMs: number | undefined;
   /** Whether the command had been written (always `true` for phase `'response'`). */
   readonly written: boolean | undefined;
@@ -96,7 +120,9 @@ export class RespireTimeoutError extends RespireError {
  * aggregate reply (an `EXEC` result) it is a value; at top level the command rejects with it.
  */
 export class RespireServerError extends RespireError {
+  /** The class name, `'RespireServerError'`, as `error.name` shows it. */
   override name = 'RespireServerError';
+  /** The error reply's first word: `ERR`, `WRONGTYPE`, `NOPERM`, `MOVED`, … */
   readonly code: string;
 
   constructor(message: string, options: RespireErrorOptions = {}) {
@@ -132,6 +158,7 @@ function errorCode(message: string): string {
 
 /** Rejected by an open circuit; nothing was sent. */
 export class RespireCircuitOpenError extends RespireError {
+  /** The class name, `'RespireCircuitOpenError'`, as `error.name` shows it. */
   override name = 'RespireCircuitOpenError';
   /**
    * Milliseconds left of the open delay, or `null` when the circuit is half-open and every probe
@@ -149,8 +176,8 @@ export class RespireCircuitOpenError extends RespireError {
     Error.stackTraceLimit = 0;
     super(
       retryAfter === null
-        ? `circuit of ${endpoint.host}:${endpoint.port} is half-open and every probe slot is taken`
-        : `circuit of ${endpoint.host}:${endpoint.port} is open; retry after ${retryAfter} ms`,
+        ? `circuit of ${describeEndpoint(endpoint)} is half-open and every probe slot is taken`
+        : `circuit of ${describeEndpoint(endpoint)} is open; retry after ${retryAfter} ms`,
       { endpoint },
     );
     Error.stackTraceLimit = stackTraceLimit;
@@ -165,6 +192,7 @@ export class RespireCircuitOpenError extends RespireError {
  * string, also inside objects and arrays.
  */
 export class RespireConfigurationError extends RespireError {
+  /** The class name, `'RespireConfigurationError'`, as `error.name` shows it. */
   override name = 'RespireConfigurationError';
   /** The option at fault, as a path (`circuitBreaker.openDuration`). */
   readonly option: string;
@@ -206,6 +234,7 @@ function describeValue(value: unknown): string {
  * longer match their callers or the change is lost on the next reconnect. Nothing was sent.
  */
 export class RespireUnsupportedCommandError extends RespireError {
+  /** The class name, `'RespireUnsupportedCommandError'`, as `error.name` shows it. */
   override name = 'RespireUnsupportedCommandError';
   /** The refused command, upper-cased, with its subcommand when that decides (`CLIENT SETNAME`). */
   readonly command: string;

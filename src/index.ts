@@ -4,9 +4,52 @@ export type { RespireCircuitBreakerOptions } from './breaker/index.js';
 export type { RespireClientSideCacheOptions } from './client/cache/cache-options.js';
 export type { ClientSideCacheStats } from './client/cache/client-side-cache.js';
 export type { UncachedView } from './client/cache/uncached-view.js';
+// The types the typed helpers' signatures name, so the API reference documents every one.
+export type { RedisInput, RedisKeys, RedisPairs } from './client/commands/arguments.js';
 export type { RedisArgument } from './client/commands/caller.js';
 export type { RedisCommands } from './client/commands/index.js';
-export type { ScanCursor } from './client/commands/scan.js';
+export type { CopyOptions, ExpireOptions } from './client/commands/keys.js';
+export type {
+  ListEnd,
+  ListMultiPop,
+  ListPop,
+  LposOptions,
+  PopCountOptions,
+} from './client/commands/lists.js';
+export type { RedisValue } from './client/commands/reply.js';
+export type {
+  HashScanPage,
+  KeyScanPage,
+  ScanCursor,
+  SetScanPage,
+  SortedSetScanPage,
+} from './client/commands/scan.js';
+export type { FlushOptions, InfoSections, ServerTime } from './client/commands/server.js';
+export type {
+  RangeBound,
+  RangeLimit,
+  ScoreBound,
+  ScoredMember,
+  ZRangeByScoreOptions,
+  ZRangeOptions,
+} from './client/commands/sorted-set-ranges.js';
+export type { ScoredInput, SortedSetPop, ZAddOptions } from './client/commands/sorted-sets.js';
+export type {
+  GroupStreamEntry,
+  PendingSummary,
+  XGroupCreateOptions,
+  XReadGroupOptions,
+} from './client/commands/stream-groups.js';
+export type {
+  StreamEntry,
+  StreamOffset,
+  StreamRead,
+  StreamTrimOptions,
+  XAddOptions,
+  XRangeOptions,
+  XReadOptions,
+} from './client/commands/streams.js';
+export type { ExpiryOptions, GetExOptions, SetOptions } from './client/commands/strings.js';
 export {
   type CircuitTransitionDiagnostic,
   type ClientErrorDiagnostic,
@@ -30,7 +73,12 @@ export {
   type RespireMetricGroup,
   RespireMetricGroups,
 } from './client/metrics.js';
-export type { AddressMap, ReadFrom, RespireClusterOptions } from './client/mode-options.js';
+export type {
+  AddressMap,
+  ReadFrom,
+  RespireClusterOptions,
+  RespireSentinelOptions,
+} from './client/mode-options.js';
 export type { ClientCircuit } from './client/node/circuit-gate.js';
 export type { RespireOptions, RespireRetryOptions } from './client/options.js';
 export type {
@@ -56,3 +104,4 @@ export type {
   ReconnectFunction,
   ReconnectOption,
 } from './transport/reconnect-policy.js';
+export type { Clock } from './util/clock.js';

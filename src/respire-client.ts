@@ -8,6 +8,10 @@ import { ClusterRouter } from './cluster/cluster-router.js';
 import { validateSentinelOptions } from './sentinel/options.js';
 import { SentinelRouter } from './sentinel/sentinel-router.js';
 
+/**
+ * A Redis client: standalone, Cluster (`useCluster`) or Sentinel (`sentinel`), with a circuit
+ * breaker per endpoint when `circuitBreaker` is set. Create it with `RespireClient.connect`.
+ */
 export class RespireClient extends ClientCore {
   /**
    * Connects: standalone, the handshake of the first connection (rejects with its error); Cluster

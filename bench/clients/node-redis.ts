@@ -1,10 +1,13 @@
-// The `client` suite's node-redis driver: `createClient` from the `redis` package with its
-// defaults; explicit pipelines are `.multi()…execAsPipeline()` (no MULTI/EXEC sent).
+// The `client` suite's node-redis drivers: `createClient` from the `redis` package with its
+// defaults, which arm a 5 s `AbortSignal.timeout` per command until it is written
+// (@redis/client's DEFAULT_COMMAND_TIMEOUT, lib/defaults.js, used in commands-queue.js
+// `addCommand`), or with that timeout off (`commandOptions: { timeout: 0 }`), its fastest
+// configuration. Explicit pipelines are `.multi()…execAsPipeline()` (no MULTI/EXEC sent).
 import { createClient } from 'redis';
 import type { ClientDriver } from './driver.js';
 
-export async function connectNodeRedis(url: string): Promise<ClientDriver> {
-  const client = createClient({ url });
+export async function connectNodeRedis(url: string, commandTimeout = true): Promise<ClientDriver> {
+  const client = createClient({ url, ...(commandTimeout ? {} : { commandOptions: { timeout: 0 } }) });
   client.on('error', () => {
     // A lost connection shows up as failed commands; without a listener it would crash the worker.
   });

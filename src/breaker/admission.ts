@@ -27,6 +27,7 @@ export const AdmitRejection = Object.freeze({
 
 /** An admitted command. Call exactly one of the three methods, once; later calls are no-ops. */
 export interface CircuitAdmission {
+  /** Always `true`: the command may be sent. */
   readonly admitted: true;
   /** The command got a reply. */
   success(): void;
@@ -38,6 +39,7 @@ export interface CircuitAdmission {
 
 /** A refused admission; nothing may be sent. */
 export interface CircuitRejection {
+  /** Always `false`: nothing may be sent. */
   readonly admitted: false;
   /**
    * Milliseconds left of the open delay (`ceil`, at least 1), or `null` when the circuit is
@@ -46,6 +48,7 @@ export interface CircuitRejection {
   readonly retryAfter: number | null;
 }
 
+/** What `tryAcquire()` returns: branch on `admitted`. */
 export type CircuitAcquireResult = CircuitAdmission | CircuitRejection;
 
 /** Whoever redeems tickets: the breaker. */

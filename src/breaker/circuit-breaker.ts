@@ -35,6 +35,7 @@ export type TransitionListener = (from: CircuitState, to: CircuitState) => void;
 
 /** A read-only picture of a circuit, for tests and metrics. */
 export interface CircuitSnapshot {
+  /** `'closed'`, `'open'` or `'half_open'`. */
   readonly state: CircuitState;
   /** Failures in the history, after evicting expired outcomes. */
   readonly failures: number;
@@ -61,6 +62,7 @@ export interface CircuitSnapshot {
  * Either way every admission must be completed once; further completions are no-ops.
  */
 export class CircuitBreaker {
+  /** The options it runs with, validated and with defaults filled. */
   readonly options: ResolvedCircuitBreakerOptions;
   private current: CircuitStateRecord = new ClosedState(0);
   private readonly history: OutcomeHistory;

@@ -1,14 +1,17 @@
 // What the breaker takes from its surroundings. The system clock and randomness come from the
 // project's one clock and one random module (STYLE.md "Async, time, randomness"); everything in
 // `src/breaker` receives them injected.
-import { type Clock, systemClock } from '../util/clock.js';
+import { systemClock } from '../util/clock.js';
 import { type RandomSource, systemRandom } from '../util/random.js';
 import { rethrowAsync } from '../util/rethrow-async.js';
 
 export type { RandomSource };
 
 /** A monotonic clock in milliseconds. Tests inject a fake one. */
-export type MonotonicClock = Clock;
+export interface MonotonicClock {
+  /** Milliseconds from any fixed origin, never going backwards (`performance.now()`). */
+  now(): number;
+}
 
 /**
  * What a breaker takes from its surroundings. Every member is optional; the defaults are the

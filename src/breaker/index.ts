@@ -14,7 +14,7 @@ export { CircuitBreaker, type CircuitSnapshot, type TransitionListener } from '.
 export type { CircuitState } from './circuit-state.js';
 export type { EndpointCircuit, EndpointCircuitLease, EndpointCircuitSource } from './endpoint-circuit.js';
 export type { CircuitBreakerEnvironment, MonotonicClock, RandomSource } from './environment.js';
-export { openDelay } from './open-delay.js';
+export { type OpenDelayOptions, openDelay } from './open-delay.js';
 export {
   DEFAULT_CIRCUIT_BREAKER_OPTIONS,
   type ResolvedCircuitBreakerOptions,

@@ -3,7 +3,8 @@
 import type { RandomSource } from './environment.js';
 import type { ResolvedCircuitBreakerOptions } from './options.js';
 
-type OpenDelayOptions = Pick<
+/** The options `openDelay` reads: the open duration and how it grows across trips. */
+export type OpenDelayOptions = Pick<
   ResolvedCircuitBreakerOptions,
   'openDuration' | 'openDurationMultiplier' | 'maxOpenDuration' | 'openDurationJitter'
 >;

@@ -21,6 +21,7 @@ export interface CircuitBreakerRegistryEnvironment extends CircuitBreakerEnviron
 
 /** A connection's hold on its endpoint's circuit. `release()` once when the connection is gone. */
 export interface CircuitBreakerLease {
+  /** The endpoint's circuit, shared by every lease of the same key. */
   readonly breaker: CircuitBreaker;
   /** Ends the hold; later calls do nothing. */
   release(): void;
@@ -47,7 +48,9 @@ interface Entry {
  * circuit. Registry work happens per connection and per idle change, never per command in use.
  */
 export class CircuitBreakerRegistry {
+  /** The options every circuit of the registry runs with, validated and with defaults filled. */
   readonly options: ResolvedCircuitBreakerOptions;
+  /** Idle circuits kept beyond those in use before the least recently used is evicted. */
   readonly maxIdleHistories: number;
   private readonly environment: CircuitBreakerEnvironment;
   private readonly entries = new Map<string, Entry>();

@@ -318,6 +318,7 @@ export class ClientCore extends Commander {
     this.router.destroy();
   }
 
+  /** `await using redis = …`: calls `close()`. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }

@@ -20,21 +20,35 @@
 // Traced: the client's commands, batch entries, WATCH sessions' commands, and each transaction
 // entry when `exec()` sends it, then `EXEC` for the whole transaction (`end` also when a WATCH
 // conflict resolves it null). Internal commands (handshake, UNWATCH, DISCARD, QUIT) are not.
+
 import { channel } from 'node:diagnostics_channel';
 import type { CircuitState } from '../breaker/index.js';
 import type { RespireEndpoint } from '../errors.js';
 import type { Command } from '../transport/command.js';
 import type { Clock } from '../util/clock.js';
+import { describeEndpoint } from '../util/describe-endpoint.js';
 import { errorTypeOf } from './metrics-tags.js';
 
+/**
+ * The names of Respire's `node:diagnostics_channel` channels, for `subscribe(name, listener)`.
+ * Messages never hold keys, arguments, replies or credentials.
+ */
 export const DiagnosticChannels = Object.freeze({
+  /** A CommandDiagnostic, before the command is queued. */
   commandStart: 'respire:command:start',
+  /** The same CommandDiagnostic, `durationMs` set, after a reply. */
   commandEnd: 'respire:command:end',
+  /** The same CommandDiagnostic, `durationMs`, `error` and `errorType` set, after a failure. */
   commandError: 'respire:command:error',
+  /** A ConnectionDiagnostic: a connection is ready (handshake done). */
   connectionConnect: 'respire:connection:connect',
+  /** A ConnectionDiagnostic: a connection ended. */
   connectionClose: 'respire:connection:close',
+  /** A ReconnectDiagnostic: a reconnect attempt is scheduled. */
   connectionReconnect: 'respire:connection:reconnect',
+  /** A CircuitTransitionDiagnostic: a circuit changed state. */
   circuitTransition: 'respire:circuit:transition',
+  /** A ClientErrorDiagnostic: an error no caller receives. */
   clientError: 'respire:client:error',
 } as const);
 
@@ -55,18 +69,25 @@ export interface CommandDiagnostic {
 /** Which of the client's connections: the shared pipeline, a dedicated one, or the subscriber. */
 export type ConnectionRole = 'shared' | 'dedicated' | 'subscriber';
 
+/** A connection of the client's became ready (`connect`) or ended (`close`). */
 export interface ConnectionDiagnostic {
+  /** The data endpoint the connection goes to. */
   readonly endpoint: RespireEndpoint;
+  /** Which of the client's connections it is. */
   readonly role: ConnectionRole;
   /** In `connect`: whether an earlier connection of this role's channel was lost (a reconnect). */
   readonly reconnect: boolean;
   /** In `close`: why it ended; undefined when the client closed it. */
   readonly error: unknown;
+  /** `error`'s Redis error code or class name, as the `error.type` metric tag; undefined without one. */
   readonly errorType: string | undefined;
 }
 
+/** A reconnect attempt was scheduled after a connection was lost or an attempt failed. */
 export interface ReconnectDiagnostic {
+  /** The data endpoint being reconnected to. */
   readonly endpoint: RespireEndpoint;
+  /** Which of the client's connections it is. */
   readonly role: ConnectionRole;
   /** 1 for the first attempt after a loss, then 2, 3, … until one succeeds. */
   readonly attempt: number;
@@ -74,6 +95,7 @@ export interface ReconnectDiagnostic {
   readonly delayMs: number;
   /** The error that ended the connection or failed the previous attempt. */
   readonly error: unknown;
+  /** `error`'s Redis error code or class name, as the `error.type` metric tag. */
   readonly errorType: string | undefined;
 }
 
@@ -82,15 +104,21 @@ export interface ReconnectDiagnostic {
  * go: a `reconnect` function that threw or gave an invalid delay (the default policy stood in).
  */
 export interface ClientErrorDiagnostic {
+  /** The data endpoint whose work failed. */
   readonly endpoint: RespireEndpoint;
   /** A RespireError; its `cause` holds what the application's code threw, if it threw. */
   readonly error: unknown;
+  /** `error`'s class name, as the `error.type` metric tag. */
   readonly errorType: string | undefined;
 }
 
+/** A circuit changed state; published after the change is committed. */
 export interface CircuitTransitionDiagnostic {
+  /** The endpoint whose circuit it is. */
   readonly endpoint: RespireEndpoint;
+  /** The state it left. */
   readonly from: CircuitState;
+  /** The state it entered. */
   readonly to: CircuitState;
 }
 
@@ -175,7 +203,7 @@ export function clientErrorReporter(endpoint: RespireEndpoint): (error: unknown)
     } else if (!warned) {
       warned = true;
       const cause = error instanceof Error && error.cause !== undefined ? ` (${String(error.cause)})` : '';
-      process.emitWarning(`Respire client of ${endpoint.host}:${endpoint.port}: ${String(error)}${cause}`, {
+      process.emitWarning(`Respire client of ${describeEndpoint(endpoint)}: ${String(error)}${cause}`, {
         code: 'RESPIRE_CLIENT_ERROR',
       });
     }

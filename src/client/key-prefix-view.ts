@@ -10,6 +10,10 @@ import { commandKeys } from './command-keys.js';
 import { Commander } from './commander.js';
 import type { CommandCaller } from './commands/caller.js';
 
+/**
+ * `redis.withKeyPrefix(prefix)`: the same commands with every key prefixed; shares the client's
+ * connections and circuits.
+ */
 export class KeyPrefixView extends Commander {
   constructor(
     private readonly target: CommandCaller,

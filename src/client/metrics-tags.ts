@@ -99,7 +99,8 @@ export class EndpointTags {
 
   constructor(endpoint: RespireEndpoint) {
     const base: Record<string, string | number> = { [Tag.serverAddress]: endpoint.host };
-    if (endpoint.port !== DEFAULT_PORT) base[Tag.serverPort] = endpoint.port;
+    // A Unix socket has no port: `server.address` is its path (OpenTelemetry's convention).
+    if (endpoint.port !== DEFAULT_PORT && endpoint.path === undefined) base[Tag.serverPort] = endpoint.port;
     base[Tag.dbSystem] = 'redis';
     base[Tag.library] = LIBRARY_TAG;
     this.base = Object.freeze(base);

@@ -11,12 +11,15 @@ export type { RespireMetricAttributes } from './metrics-tags.js';
 
 /** How an instrument is described; OpenTelemetry's `MetricOptions` has these fields. */
 export interface RespireInstrumentOptions {
+  /** What the instrument counts, in words. */
   description?: string;
+  /** The unit of its values (UCUM, as OpenTelemetry uses: `{transition}`, `{error}`). */
   unit?: string;
 }
 
 /** The part of an OpenTelemetry `Counter` Respire uses. */
 export interface RespireCounter {
+  /** Adds `value` (Respire adds 1) to the series named by `attributes`. */
   add(value: number, attributes?: RespireMetricAttributes): void;
 }
 
@@ -25,6 +28,7 @@ export interface RespireCounter {
  * Meter (`metrics.getMeter('respire')`) fits without Respire depending on that package.
  */
 export interface RespireMeter {
+  /** Creates the counter `name`; called once per instrument when the client connects. */
   createCounter(name: string, options?: RespireInstrumentOptions): RespireCounter;
 }
 
@@ -43,6 +47,7 @@ export const RespireMetricGroups = Object.freeze({
   Cache: 'cache',
 } as const);
 
+/** One of the RespireMetricGroups values: `'resiliency'`, `'commands'` or `'retries'`. */
 export type RespireMetricGroup = (typeof RespireMetricGroups)[keyof typeof RespireMetricGroups];
 
 const ALL_GROUPS: readonly RespireMetricGroup[] = Object.values(RespireMetricGroups);

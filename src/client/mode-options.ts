@@ -11,6 +11,7 @@ export type AddressMap = (endpoint: RespireEndpoint) => RespireEndpoint;
 /** Where read-only commands go in Cluster (and Sentinel) mode. */
 export type ReadFrom = 'primary' | 'replica' | 'replicaPreferred';
 
+/** `cluster`: the Cluster settings (API.md "Cluster"). */
 export interface RespireClusterOptions {
   /** Periodic topology refresh, ms, with jitter; 0 turns it off. Default 30000. */
   refreshInterval?: number;

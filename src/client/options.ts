@@ -24,6 +24,7 @@ import {
   type RespireClientSideCacheOptions,
   resolveCacheOptions,
 } from './cache/cache-options.js';
+import { resolveUrls } from './connection-url.js';
 import { parseEndpoint, type RespireEndpointInput } from './endpoint.js';
 import { type RespireMeter, type RespireMetricGroup, resolveMetricOptions } from './metrics.js';
 import {
@@ -36,17 +37,25 @@ import {
 import { refuseUnknownOptions } from './option-names.js';
 import { MAX_TIMEOUT_MS } from './prepare-command.js';
 
+/** `retry`: how often a command that may safely be retried is tried. */
 export interface RespireRetryOptions {
   /** Attempts in all, the first included. 1 = no retry (the default). */
   maxAttempts: number;
 }
 
+/** The options of `RespireClient.connect` (API.md "RespireOptions"); every one is checked before a socket opens. */
 export interface RespireOptions {
   /**
-   * `{ host, port = 6379 }` objects or `'host:port'` strings. One for a standalone server; in
-   * Cluster mode the seeds, any reachable node will do.
+   * `{ host, port = 6379 }` objects, `'host:port'` strings, `redis://` / `rediss://` URLs, or
+   * `{ path }` (a Unix socket, standalone only). One for a standalone server; in Cluster mode the
+   * seeds, any reachable node will do.
    */
   endpoints?: RespireEndpointInput[];
+  /**
+   * `redis://[user[:password]@]host[:port][/database]`, or `rediss://…` to turn on `tls`: the
+   * endpoint and what the URL sets, instead of `endpoints`. An option the URL also sets must agree.
+   */
+  url?: string;
   /** Redis Cluster mode (API.md "Cluster"). Default false. */
   useCluster?: boolean;
   /** Cluster settings: topology refresh, redirections, address rewriting. */
@@ -60,11 +69,15 @@ export interface RespireOptions {
   replicaEndpoints?: RespireEndpointInput[];
   /** Sentinel mode (API.md "Sentinel"): the sentinels find the primary; `endpoints` is then not set. */
   sentinel?: RespireSentinelOptions;
+  /** ACL user name, sent in `HELLO … AUTH`; needs `password`. Also from a URL's user info. */
   username?: string;
+  /** `requirepass` or the ACL user's password; never shown in an error, metric or diagnostic. */
   password?: string;
+  /** `CLIENT SETNAME`, sent in `HELLO`: printable ASCII without spaces. */
   clientName?: string;
   /** Database selected after the handshake. Default 0. */
   database?: number;
+  /** `true`, or node's `tls.ConnectionOptions` (CA, client certificate, …). Default off; `rediss://` turns it on. */
   tls?: boolean | tls.ConnectionOptions;
   /** 3 (default) asks for RESP3 and falls back to RESP2; 2 forces RESP2. */
   protocol?: 2 | 3;
@@ -78,11 +91,14 @@ export interface RespireOptions {
   maxPendingCommands?: number;
   /** Connections kept for blocking commands (BLPOP, WAIT, …) and WATCH sessions. Default 64. */
   maxDedicatedConnections?: number;
+  /** Delay policy between reconnect attempts: exponential 50 ms to 5 s with full jitter by default; `false` never reconnects. */
   reconnect?: ReconnectOption;
+  /** Retries of commands never sent and of read-only commands. Default `{ maxAttempts: 1 }` (none). */
   retry?: RespireRetryOptions;
   /**
-   * Circuit options, or `{ shared }`: the circuits of a SharedCircuitRegistry (attached in this
-   * thread), shared with every client in every worker thread that uses it; its options apply.
+   * The per-endpoint circuit breaker; `null` (the default) adds no per-command work. Or `{ shared }`:
+   * the circuits of a SharedCircuitRegistry (attached in this thread), shared with every client in
+   * every worker thread that uses it; its options apply.
    */
   circuitBreaker?: RespireCircuitBreakerOptions | { shared: SharedCircuitRegistry } | null;
   /** Bulk and simple strings as Buffer instead of string. Default false. */
@@ -137,6 +153,7 @@ export interface ResolvedOptions extends ResolvedModeOptions {
 /** Every RespireOptions name, checked against the interface so that neither grows alone. */
 const OPTION_NAMES = Object.keys({
   endpoints: true,
+  url: true,
   useCluster: true,
   cluster: true,
   readFrom: true,
@@ -186,8 +203,10 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
       'not set with sentinel: the sentinels name the data nodes',
     );
   }
+  // URLs set credentials, database and TLS too (connection-url.ts); `given` has them merged.
+  const given = resolveUrls(options, modeOptions.mode);
   // Sentinel mode has no configured data endpoint: the router names the current primary.
-  const endpoints = modeOptions.mode === 'sentinel' ? ['0.0.0.0:6379'] : options.endpoints;
+  const endpoints = modeOptions.mode === 'sentinel' ? ['0.0.0.0:6379'] : given.endpoints;
   const cluster = modeOptions.mode === 'cluster';
   if (!Array.isArray(endpoints) || endpoints.length === 0 || (!cluster && endpoints.length !== 1)) {
     throw new RespireConfigurationError(
@@ -196,7 +215,8 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
       cluster ? 'an array of one or more seed endpoints' : 'an array of exactly one endpoint (standalone)',
     );
   }
-  const parsed = endpoints.map((endpoint, i) => parseEndpoint(endpoint, `endpoints[${i}]`));
+  // A Unix socket is a standalone server's: Cluster seeds are addresses the nodes announce.
+  const parsed = endpoints.map((endpoint, i) => parseEndpoint(endpoint, `endpoints[${i}]`, !cluster));
   const sharedCircuits = sharedRegistry(options.circuitBreaker);
   const circuitBreaker =
     options.circuitBreaker === undefined || options.circuitBreaker === null
@@ -207,7 +227,7 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
           'circuitBreaker.',
         ));
   const random = options.random ?? systemRandom;
-  if (options.username !== undefined && options.password === undefined) {
+  if (given.username !== undefined && given.password === undefined) {
     throw new RespireConfigurationError('password', undefined, 'a string when username is set');
   }
   if (options.retry !== undefined && (options.retry === null || typeof options.retry !== 'object')) {
@@ -223,11 +243,11 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
     endpoint: parsed[0]!,
     endpoints: modeOptions.mode === 'sentinel' ? [] : parsed,
     replicaEndpoints: replicaEndpoints(options.replicaEndpoints),
-    username: optionalString(options.username, 'username'),
-    password: optionalString(options.password, 'password'),
+    username: optionalString(given.username, 'username'),
+    password: optionalString(given.password, 'password'),
     clientName: clientName(options.clientName),
-    database: integer(options.database, 'database', 0, 0, 2 ** 31 - 1),
-    tls: tlsOption(options.tls),
+    database: integer(given.database, 'database', 0, 0, 2 ** 31 - 1),
+    tls: tlsOption(given.tls),
     protocol: protocol(options.protocol),
     connectTimeout: integer(options.connectTimeout, 'connectTimeout', 5000, 1, MAX_TIMEOUT_MS),
     commandTimeout: integer(options.commandTimeout, 'commandTimeout', 5000, 0, MAX_TIMEOUT_MS),
@@ -276,7 +296,7 @@ function replicaEndpoints(value: unknown): RespireEndpoint[] {
   if (!Array.isArray(value) || value.length === 0) {
     throw new RespireConfigurationError('replicaEndpoints', value, 'an array of one or more endpoints');
   }
-  return value.map((endpoint, i) => parseEndpoint(endpoint, `replicaEndpoints[${i}]`));
+  return value.map((endpoint, i) => parseEndpoint(endpoint, `replicaEndpoints[${i}]`, true));
 }
 
 /** An integer option in [min, max], or its default when absent. */

@@ -7,6 +7,7 @@ import type { RespValue } from '../resp/types.js';
 import type { RedisArgument } from './commands/caller.js';
 import { asDouble, asString, asValue, type RedisValue, unexpected } from './commands/reply.js';
 
+/** Options of HSCAN, SSCAN, ZSCAN and their iterators. */
 export interface ScanOptions {
   /** MATCH: only elements matching this glob pattern (filtered after the fetch, per page). */
   match?: RedisArgument | undefined;
@@ -18,6 +19,7 @@ export interface ScanOptions {
   timeout?: number | undefined;
 }
 
+/** Options of SCAN and `scanIterator`: ScanOptions plus TYPE. */
 export interface KeyScanOptions extends ScanOptions {
   /** TYPE: only keys of this type (`string`, `hash`, `zset`, …). */
   type?: string | undefined;

@@ -13,6 +13,7 @@ import type { CommandCaller, RedisArgument } from './commands/caller.js';
 /** A script argument (ARGV): strings and Buffers as they are, numbers as decimal text. */
 export type ScriptArgument = RedisArgument | number | bigint;
 
+/** How `defineScript` sends a script. */
 export interface ScriptOptions {
   /** Send EVALSHA_RO/EVAL_RO: the script may not write (Redis 7), so replicas may run it. */
   readOnly?: boolean | undefined;
@@ -33,6 +34,10 @@ export function scriptSha(lua: string | Buffer): string {
   return createHash('sha1').update(lua).digest('hex');
 }
 
+/**
+ * A Lua script bound to a client (`redis.defineScript(lua)`): `run` sends EVALSHA and, only when
+ * the server answers NOSCRIPT, EVAL with the source.
+ */
 export class RedisScript {
   /** SHA1 of the source, as SCRIPT LOAD would return it. */
   readonly sha: string;
@@ -41,6 +46,7 @@ export class RedisScript {
 
   constructor(
     private readonly caller: CommandCaller,
+    /** The script's Lua source. */
     readonly lua: string | Buffer,
     options: ScriptOptions = {},
   ) {

@@ -2,5 +2,5 @@
 
 export { RespireProtocolError, RespireServerError } from '../errors.js';
 export { RespDecoder } from './decoder.js';
-export { CommandEncoder, encodeCommand, type RespArgument } from './encoder.js';
+export { CommandEncoder, type CommandEncoderOptions, encodeCommand, type RespArgument } from './encoder.js';
 export type { RespDecoderOptions, RespValue } from './types.js';

@@ -18,6 +18,7 @@ export type RespValue =
   | Set<RespValue>
   | Map<RespValue, RespValue>;
 
+/** The callbacks and settings of a `RespDecoder`. */
 export interface RespDecoderOptions {
   /** Each complete top-level reply, in order. Error frames arrive as `RespireServerError`. */
   onReply(value: RespValue): void;

@@ -1,6 +1,7 @@
 // What a channel's commands fail with when they cannot be written: the client closed, no room in
 // the send queue in time, or no connection to be had (nothing was sent in any of them); and the
 // sweep that fails the ones whose acquire deadline passed.
+
 import {
   RespireAuthenticationError,
   RespireConnectionError,
@@ -8,6 +9,7 @@ import {
   type RespireError,
   RespireTimeoutError,
 } from '../errors.js';
+import { describeEndpoint } from '../util/describe-endpoint.js';
 import type { RingQueue } from '../util/ring-queue.js';
 import { type Command, CommandState } from './command.js';
 
@@ -19,7 +21,7 @@ export function clientClosedError(endpoint: RespireEndpoint): RespireConnectionE
 /** No room in the send queue within `timeoutMs` (0: none right now, past the waiters' bound). */
 export function acquireError(endpoint: RespireEndpoint, timeoutMs: number): RespireTimeoutError {
   return new RespireTimeoutError(
-    `no room in the send queue of ${endpoint.host}:${endpoint.port} within ${timeoutMs} ms`,
+    `no room in the send queue of ${describeEndpoint(endpoint)} within ${timeoutMs} ms`,
     'acquire',
     { endpoint, timeoutMs, written: false },
   );
@@ -33,7 +35,7 @@ export function unreachableError(
   endpoint: RespireEndpoint,
   cause: RespireError | undefined,
 ): RespireConnectionError {
-  const message = `no connection to ${endpoint.host}:${endpoint.port}${cause ? `: ${cause.message}` : ''}`;
+  const message = `no connection to ${describeEndpoint(endpoint)}${cause ? `: ${cause.message}` : ''}`;
   const details = { endpoint, cause, written: false };
   return cause instanceof RespireAuthenticationError
     ? new RespireAuthenticationError(message, details)

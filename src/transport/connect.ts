@@ -1,6 +1,7 @@
 // Opens a ready connection: socket, then the handshake of PROTOCOL.md §1.4 (HELLO with AUTH and
 // SETNAME, RESP2 fallback, library info, SELECT, extra setup), all within `connectTimeout`. No user
 // command is written before this resolves.
+
 import {
   RespireAuthenticationError,
   RespireConnectionError,
@@ -11,6 +12,7 @@ import {
 } from '../errors.js';
 import type { RespValue } from '../resp/types.js';
 import type { Clock } from '../util/clock.js';
+import { describeEndpoint } from '../util/describe-endpoint.js';
 import { Connection, type ConnectionEvents } from './connection.js';
 import { SlabReader } from './slab-reader.js';
 import { openSocket, type TlsOption } from './socket.js';
@@ -53,7 +55,7 @@ export async function connect(settings: ConnectionSettings, events: ConnectionEv
     () =>
       deadline.abort(
         new RespireTimeoutError(
-          `connecting to ${endpoint.host}:${endpoint.port} took over ${connectTimeout} ms`,
+          `connecting to ${describeEndpoint(endpoint)} took over ${connectTimeout} ms`,
           'connect',
           {
             endpoint,
@@ -161,13 +163,13 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 /** The one place a handshake failure gets its meaning: auth refused, timeout, or connection error. */
 function asConnectionError(error: unknown, endpoint: RespireEndpoint): RespireError {
   if (error instanceof RespireServerError) {
-    const message = `handshake with ${endpoint.host}:${endpoint.port} failed: ${error.message}`;
+    const message = `handshake with ${describeEndpoint(endpoint)} failed: ${error.message}`;
     return AUTH_CODES.has(error.code)
       ? new RespireAuthenticationError(message, { endpoint, cause: error, written: false })
       : new RespireConnectionError(message, { endpoint, cause: error, written: false });
   }
   if (error instanceof RespireError) return error;
-  return new RespireConnectionError(`cannot connect to ${endpoint.host}:${endpoint.port}: ${String(error)}`, {
+  return new RespireConnectionError(`cannot connect to ${describeEndpoint(endpoint)}: ${String(error)}`, {
     endpoint,
     cause: error,
     written: false,

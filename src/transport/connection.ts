@@ -8,6 +8,7 @@
 // and nothing at all has been read for `commandTimeout` (that command's own timeout when the
 // connection has none). Blocking commands and `timeout: 0` are exempt themselves, but do not
 // shield the commands with deadlines written after them.
+
 import type net from 'node:net';
 import {
   RespireConnectionError,
@@ -20,6 +21,7 @@ import { RespDecoder } from '../resp/decoder.js';
 import { CommandEncoder } from '../resp/encoder.js';
 import type { RespValue } from '../resp/types.js';
 import type { Clock } from '../util/clock.js';
+import { describeEndpoint } from '../util/describe-endpoint.js';
 import { RingQueue } from '../util/ring-queue.js';
 import type { AdmissionGate } from './admission-gate.js';
 import { Command, CommandFlags, CommandState } from './command.js';
@@ -277,7 +279,7 @@ export class Connection {
         error instanceof RespireProtocolError ? error.message : `cannot process a reply: ${String(error)}`;
       const offset = error instanceof RespireProtocolError ? error.offset : undefined;
       this.destroy(
-        new RespireProtocolError(`${message} from ${this.endpoint.host}:${this.endpoint.port}`, {
+        new RespireProtocolError(`${message} from ${describeEndpoint(this.endpoint)}`, {
           endpoint: this.endpoint,
           cause: error,
           offset,
@@ -429,7 +431,7 @@ export class Connection {
     const head = this.oldestWithDeadline()!;
     this.destroy(
       new RespireConnectionError(
-        `connection replaced: ${this.endpoint.host}:${this.endpoint.port} sent nothing while ${head.name} was overdue`,
+        `connection replaced: ${describeEndpoint(this.endpoint)} sent nothing while ${head.name} was overdue`,
         { endpoint: this.endpoint, written: true },
       ),
     );
@@ -462,7 +464,7 @@ export class Connection {
   private readonly onSocketError = (error: Error): void => {
     this.destroy(
       new RespireConnectionError(
-        `connection to ${this.endpoint.host}:${this.endpoint.port} failed: ${error.message}`,
+        `connection to ${describeEndpoint(this.endpoint)} failed: ${error.message}`,
         {
           endpoint: this.endpoint,
           cause: error,
@@ -478,13 +480,10 @@ export class Connection {
       return;
     }
     this.destroy(
-      new RespireConnectionError(
-        `connection to ${this.endpoint.host}:${this.endpoint.port} closed by the server`,
-        {
-          endpoint: this.endpoint,
-          written: true,
-        },
-      ),
+      new RespireConnectionError(`connection to ${describeEndpoint(this.endpoint)} closed by the server`, {
+        endpoint: this.endpoint,
+        written: true,
+      }),
     );
   };
 }

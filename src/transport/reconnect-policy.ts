@@ -10,6 +10,7 @@ import { type RandomSource, systemRandom } from '../util/random.js';
  */
 export type ReconnectFunction = (attempt: number, cause: Error) => number | false;
 
+/** The default reconnect policy's settings: exponential delays with full jitter. */
 export interface ExponentialReconnect {
   /** Delay ceiling of the first attempt, ms. Default 50. */
   minDelay?: number;

@@ -1,8 +1,10 @@
-// Opens the TCP or TLS socket to one endpoint (API.md `tls`): no Nagle delay, keep-alive on,
+// Opens the TCP, Unix or TLS socket to one endpoint (API.md `tls`): no Nagle delay, keep-alive on,
 // settled once by whichever of connect, error or abort comes first.
+
 import net from 'node:net';
 import tls from 'node:tls';
 import { RespireConnectionError, type RespireEndpoint } from '../errors.js';
+import { describeEndpoint } from '../util/describe-endpoint.js';
 import type { SlabReader } from './slab-reader.js';
 
 export type TlsOption = boolean | tls.ConnectionOptions | undefined;
@@ -23,20 +25,24 @@ export function openSocket(
 ): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
     const useTls = tlsOption !== undefined && tlsOption !== false;
+    const { path } = endpoint;
+    // A Unix socket (`{ path }` endpoints) has no host to verify a certificate against.
+    const address = path === undefined ? { host: endpoint.host, port: endpoint.port } : { path };
     const socket = useTls
       ? tls.connect({
-          host: endpoint.host,
-          port: endpoint.port,
-          servername: net.isIP(endpoint.host) === 0 ? endpoint.host : undefined,
+          ...address,
+          servername: path === undefined && net.isIP(endpoint.host) === 0 ? endpoint.host : undefined,
           ...(tlsOption === true ? {} : tlsOption),
         })
       : net.connect({
-          host: endpoint.host,
-          port: endpoint.port,
+          ...address,
           ...(reader === undefined ? {} : { onread: { buffer: reader.buffer, callback: reader.callback } }),
         });
-    socket.setNoDelay(true);
-    socket.setKeepAlive(true, KEEP_ALIVE_DELAY_MS);
+    // Nagle and keep-alive are TCP's; a Unix socket has neither.
+    if (path === undefined) {
+      socket.setNoDelay(true);
+      socket.setKeepAlive(true, KEEP_ALIVE_DELAY_MS);
+    }
 
     const cleanup = (): void => {
       socket.off(useTls ? 'secureConnect' : 'connect', onConnect);
@@ -51,7 +57,7 @@ export function openSocket(
       cleanup();
       socket.destroy();
       reject(
-        new RespireConnectionError(`cannot connect to ${endpoint.host}:${endpoint.port}: ${error.message}`, {
+        new RespireConnectionError(`cannot connect to ${describeEndpoint(endpoint)}: ${error.message}`, {
           endpoint,
           cause: error,
           written: false,

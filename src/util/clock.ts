@@ -3,6 +3,7 @@
 
 /** Monotonic milliseconds. */
 export interface Clock {
+  /** Milliseconds from any fixed origin, never going backwards (`performance.now()`). */
   now(): number;
 }
 

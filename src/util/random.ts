@@ -3,6 +3,7 @@
 
 /** Uniform numbers in [0, 1). */
 export interface RandomSource {
+  /** A number in [0, 1), as `Math.random()`. */
   random(): number;
 }
 

@@ -106,6 +106,22 @@ export function useTestClients(server: RedisServer, defaults: Partial<RespireOpt
 }
 
 /**
+ * `connect(options)` with exactly the options given (no kit defaults, so a `url` or a socket path
+ * stands alone); every client it made is destroyed after each test.
+ */
+export function useConnect(): (options: RespireOptions) => Promise<RespireClient> {
+  const clients: RespireClient[] = [];
+  afterEach(() => {
+    for (const client of clients.splice(0)) client.destroy();
+  });
+  return async (options) => {
+    const client = await RespireClient.connect(options);
+    clients.push(client);
+    return client;
+  };
+}
+
+/**
  * Copies of the bytes of every socket write to `port` (the server runs in another process). The
  * spy is restored after the test by useTestClients.
  */

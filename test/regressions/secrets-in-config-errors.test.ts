@@ -18,9 +18,17 @@ const ENCODED = encodeURIComponent(`${SECRET}/@:`);
 /** Options whose only fault (or one of whose faults) carries a secret. */
 const CASES: [label: string, options: unknown][] = [
   ['the options as a URL string', `redis://app:${SECRET}@127.0.0.1:6379`],
-  ['a redis:// URL endpoint', { endpoints: [`redis://app:${SECRET}@127.0.0.1:6379/0`] }],
-  ['a rediss:// URL endpoint, password only', { endpoints: [`rediss://:${SECRET}@127.0.0.1`] }],
-  ['a URL endpoint with an encoded password', { endpoints: [`redis://app:${ENCODED}@127.0.0.1:6379`] }],
+  // URLs are accepted now (issue 17): each of these has a fault of its own.
+  ['a redis:// URL endpoint, bad database', { endpoints: [`redis://app:${SECRET}@127.0.0.1:6379/x`] }],
+  ['a rediss:// URL endpoint, password only, a query', { endpoints: [`rediss://:${SECRET}@127.0.0.1?a=1`] }],
+  [
+    'a URL endpoint with an encoded password, bad port',
+    { endpoints: [`redis://app:${ENCODED}@127.0.0.1:99999`] },
+  ],
+  ['a url of another scheme', { url: `http://app:${SECRET}@127.0.0.1:6379` }],
+  ['a url beside a different password', { url: `redis://:${SECRET}@127.0.0.1`, password: `${SECRET}-2` }],
+  ['a password beside a url with another', { url: 'redis://:other@127.0.0.1', password: SECRET }],
+  ['a url with a database in Cluster', { url: `redis://:${SECRET}@127.0.0.1/2`, useCluster: true }],
   ['a URL endpoint with an unencoded @ and /', { endpoints: [`redis://app:${SECRET}/x@y@127.0.0.1`] }],
   ['credentials before host:port', { endpoints: [`:${SECRET}@127.0.0.1:6379`] }],
   ['a URL object endpoint', { endpoints: [new URL(`redis://app:${SECRET}@127.0.0.1:6379`)] }],
@@ -52,7 +60,7 @@ const CASES: [label: string, options: unknown][] = [
     { sentinel: { serviceName: 'main', endpoints: [`redis://:${SECRET}@h:26379`] } },
   ],
   ['sentinel as a URL', { endpoints: ['127.0.0.1:6379'], sentinel: `redis://:${SECRET}@h:26379` }],
-  ['cluster seeds as URLs', { endpoints: [`redis://:${SECRET}@h:7000`], useCluster: true }],
+  ['cluster seeds as URLs with a database', { endpoints: [`redis://:${SECRET}@h:7000/1`], useCluster: true }],
   ['cluster options', { endpoints: ['127.0.0.1:7000'], useCluster: true, cluster: { password: SECRET } }],
   [
     'replica endpoints as URLs',
@@ -135,7 +143,7 @@ describe('configuration errors never echo credentials', () => {
 
   it('through connect, and for the standalone breaker', async () => {
     const rejection = await RespireClient.connect({
-      endpoints: [`redis://app:${SECRET}@127.0.0.1:6379`],
+      endpoints: [`redis://app:${SECRET}@127.0.0.1:6379/x`],
     } as RespireOptions).catch((error: unknown) => error);
     expect(rejection).toBeInstanceOf(RespireConfigurationError);
     expectNoSecret(rejection as RespireConfigurationError);
@@ -153,14 +161,14 @@ describe('configuration errors never echo credentials', () => {
   it('still says what was wrong with the redacted value', () => {
     let thrown: unknown;
     try {
-      resolveOptions({ endpoints: [`redis://app:${SECRET}@db.internal:6379`] });
+      resolveOptions({ endpoints: [`redis://app:${SECRET}@db.internal:6379/x`] });
     } catch (error) {
       thrown = error;
     }
     const error = thrown as RespireConfigurationError;
     expect(error.option).toBe('endpoints[0]');
     // The host, port and scheme stay, so the mistake can be found; only the user info goes.
-    expect(error.message).toContain('redis://[redacted]@db.internal:6379');
-    expect(error.value).toBe('redis://[redacted]@db.internal:6379');
+    expect(error.message).toContain('redis://[redacted]@db.internal:6379/x');
+    expect(error.value).toBe('redis://[redacted]@db.internal:6379/x');
   });
 });

@@ -56,18 +56,7 @@ describe('unknown option names', () => {
   });
 });
 
-describe('options of features not built yet', () => {
-  const unbuilt: [options: unknown, option: string][] = [
-    [{ url: 'redis://127.0.0.1:6379' }, 'url'],
-    [{ endpoints: ['redis://127.0.0.1:6379'] }, 'endpoints[0]'],
-    [{ endpoints: [{ path: '/tmp/redis.sock' }] }, 'endpoints[0].path'],
-  ];
-  it.each(unbuilt)('%o is refused as not supported yet', (options, option) => {
-    const error = rejection(options);
-    expect(error.option).toBe(option);
-    expect(error.message).toContain('not supported yet');
-  });
-
+describe('options of features built since issue 10', () => {
   it('Cluster options without useCluster are refused, not ignored (Cluster mode is built now)', () => {
     for (const [options, option] of [
       [{ ...BASE, cluster: { refreshInterval: 0 } }, 'cluster'],

@@ -16,6 +16,10 @@ import { type StreamGroupCommands, streamGroupCommands } from './stream-groups.j
 import { type StreamCommands, streamCommands } from './streams.js';
 import { type StringCommands, stringCommands } from './strings.js';
 
+/**
+ * Every typed command helper (`get`, `hset`, `zrange`, …) of clients, views, batches and
+ * transactions. `V` is how bulk strings arrive: `string`, or `Buffer` with `returnBuffers`.
+ */
 export interface RedisCommands<V extends RedisValue = string>
   extends ConnectionCommands<V>,
     StringCommands<V>,

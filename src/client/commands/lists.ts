@@ -43,13 +43,17 @@ export interface PopCountOptions extends CommandOptions {
 
 /** What BLPOP/BRPOP popped. */
 export interface ListPop<V> {
+  /** The list the element was popped from. */
   key: V;
+  /** The popped element. */
   element: V;
 }
 
 /** What LMPOP/BLMPOP popped. */
 export interface ListMultiPop<V> {
+  /** The list the elements were popped from. */
   key: V;
+  /** The popped elements, in pop order. */
   elements: V[];
 }
 

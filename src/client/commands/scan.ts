@@ -19,27 +19,48 @@ import type { RedisValue } from './reply.js';
 /** A cursor as Redis sends it (decimal text, up to 2^64 - 1), or a number for the first call. */
 export type ScanCursor = string | number | bigint;
 
+/** One SCAN call's answer. */
+export interface KeyScanPage<V> {
+  /** Where the next call continues; `'0'` when the walk is done. */
+  cursor: string;
+  /** The keys of this page (possibly none, possibly a key seen before). */
+  keys: V[];
+}
+
+/** One HSCAN call's answer. */
+export interface HashScanPage<V> {
+  /** Where the next call continues; `'0'` when the walk is done. */
+  cursor: string;
+  /** `[field, value]` pairs of this page. */
+  entries: [V, V][];
+}
+
+/** One SSCAN call's answer. */
+export interface SetScanPage<V> {
+  /** Where the next call continues; `'0'` when the walk is done. */
+  cursor: string;
+  /** Members of this page. */
+  members: V[];
+}
+
+/** One ZSCAN call's answer. */
+export interface SortedSetScanPage<V> {
+  /** Where the next call continues; `'0'` when the walk is done. */
+  cursor: string;
+  /** `[member, score]` pairs of this page. */
+  entries: [V, number][];
+}
+
+/** The SCAN family: one page per call, or an async iterator over every page. */
 export interface ScanCommands<V extends RedisValue = string> {
   /** SCAN: one page of keys and the cursor to continue from (`'0'` when the walk is done). */
-  scan(cursor: ScanCursor, options?: KeyScanOptions): Promise<{ cursor: string; keys: V[] }>;
+  scan(cursor: ScanCursor, options?: KeyScanOptions): Promise<KeyScanPage<V>>;
   /** HSCAN: one page of `[field, value]` pairs. */
-  hscan(
-    key: RedisArgument,
-    cursor: ScanCursor,
-    options?: ScanOptions,
-  ): Promise<{ cursor: string; entries: [V, V][] }>;
+  hscan(key: RedisArgument, cursor: ScanCursor, options?: ScanOptions): Promise<HashScanPage<V>>;
   /** SSCAN: one page of members. */
-  sscan(
-    key: RedisArgument,
-    cursor: ScanCursor,
-    options?: ScanOptions,
-  ): Promise<{ cursor: string; members: V[] }>;
+  sscan(key: RedisArgument, cursor: ScanCursor, options?: ScanOptions): Promise<SetScanPage<V>>;
   /** ZSCAN: one page of `[member, score]` pairs. */
-  zscan(
-    key: RedisArgument,
-    cursor: ScanCursor,
-    options?: ScanOptions,
-  ): Promise<{ cursor: string; entries: [V, number][] }>;
+  zscan(key: RedisArgument, cursor: ScanCursor, options?: ScanOptions): Promise<SortedSetScanPage<V>>;
   /**
    * Every key, one SCAN page at a time. A key may come twice (SCAN's guarantee is at least once for
    * keys present throughout); aborting `options.signal` rejects the pending step with its reason.

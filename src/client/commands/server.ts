@@ -8,6 +8,14 @@ import type { CommandCaller } from './caller.js';
 import { isCommandOptions } from './connection.js';
 import { asInteger, asNullableString, asOk, asString, elements, unexpected } from './reply.js';
 
+/** TIME's answer: the server's clock. */
+export interface ServerTime {
+  /** Whole seconds since the Unix epoch. */
+  seconds: number;
+  /** Microseconds into the current second. */
+  microseconds: number;
+}
+
 export interface FlushOptions extends CommandOptions {
   /** Free memory in the background. */
   ASYNC?: boolean;
@@ -24,7 +32,7 @@ export interface ServerCommands {
   /** INFO, parsed with `parseInfo`: `(await redis.infoSections('server')).server.redis_version`. */
   infoSections(section?: string | CommandOptions, options?: CommandOptions): Promise<InfoSections>;
   /** TIME: the server clock, as whole seconds and the microseconds within that second. */
-  time(options?: CommandOptions): Promise<{ seconds: number; microseconds: number }>;
+  time(options?: CommandOptions): Promise<ServerTime>;
   /** DBSIZE: the number of keys in the current database. */
   dbsize(options?: CommandOptions): Promise<number>;
   /** FLUSHDB: removes every key of the current database; `'OK'`. */

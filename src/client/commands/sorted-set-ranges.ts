@@ -9,7 +9,9 @@ import { asDouble, asValue, asValues, pairs, type RedisValue } from './reply.js'
 
 /** A member with its score. */
 export interface ScoredMember<V> {
+  /** The member. */
   member: V;
+  /** Its score. */
   score: number;
 }
 
@@ -18,7 +20,9 @@ export type ScoreBound = number | string;
 
 /** LIMIT offset count: skip `offset` matches, return at most `count` (negative: all the rest). */
 export interface RangeLimit {
+  /** Matches to skip. */
   offset: number;
+  /** Matches to return at most (negative: all after `offset`). */
   count: number;
 }
 
@@ -36,7 +40,9 @@ export interface ZRangeOptions extends CommandOptions {
 }
 
 export interface ZRangeByScoreOptions extends CommandOptions {
+  /** LIMIT offset count. */
   LIMIT?: RangeLimit;
+  /** WITHSCORES: answer `{ member, score }` objects. */
   WITHSCORES?: boolean;
 }
 

@@ -29,12 +29,15 @@ import { asScoredMembers, type ScoreBound, type ScoredMember } from './sorted-se
 
 /** A member to add: its score may be ±Infinity (sent as `+inf`/`-inf`), never NaN. */
 export interface ScoredInput {
+  /** The member to add or update. */
   member: RedisInput;
+  /** Its score. */
   score: number;
 }
 
 /** What BZPOPMIN/BZPOPMAX popped. */
 export interface SortedSetPop<V> extends ScoredMember<V> {
+  /** The sorted set the member was popped from. */
   key: V;
 }
 

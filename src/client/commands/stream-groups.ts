@@ -31,7 +31,9 @@ import {
  * fields for an entry that is still pending but was deleted from the stream.
  */
 export interface GroupStreamEntry<V> {
+  /** The entry ID (`1700000000000-0`). */
   id: string;
+  /** Its field-value pairs; `null` for a pending entry deleted since it was delivered. */
   fields: Record<string, V> | null;
 }
 
@@ -43,6 +45,7 @@ export interface XGroupCreateOptions extends CommandOptions {
 }
 
 export interface XReadGroupOptions extends CommandOptions {
+  /** COUNT: at most this many entries per stream. */
   COUNT?: number;
   /** Wait up to this many milliseconds (0 = forever); runs on a dedicated connection. */
   BLOCK?: number;
@@ -56,9 +59,15 @@ export interface PendingSummary {
   count: number;
   /** Lowest and highest pending IDs; null when nothing is pending. */
   minId: string | null;
+  /** The greatest pending ID; `null` when none is pending. */
   maxId: string | null;
   /** Consumers with pending entries, and how many each has. */
-  consumers: { name: string; pending: number }[];
+  consumers: {
+    /** The consumer's name. */
+    name: string;
+    /** Its entries delivered and not acknowledged. */
+    pending: number;
+  }[];
 }
 
 export interface StreamGroupCommands<V extends RedisValue = string> {

@@ -27,19 +27,25 @@ import {
 
 /** A stream entry. A field repeated within one entry keeps its last value. */
 export interface StreamEntry<V> {
+  /** The entry ID (`1700000000000-0`). */
   id: string;
+  /** Its field-value pairs. */
   fields: Record<string, V>;
 }
 
 /** The entries XREAD/XREADGROUP read from one stream. */
 export interface StreamRead<V, E = StreamEntry<V>> {
+  /** The stream read. */
   key: V;
+  /** Its entries after the given ID. */
   entries: E[];
 }
 
 /** Trimming by length (MAXLEN) or by lowest ID (MINID); `~` with APPROXIMATE. */
 export interface StreamTrimOptions extends CommandOptions {
+  /** MAXLEN: keep at most this many entries. */
   MAXLEN?: number;
+  /** MINID: drop entries with smaller IDs. */
   MINID?: string;
   /** Trim at whole macro nodes only (`~`): cheaper, may keep a few more entries. */
   APPROXIMATE?: boolean;
@@ -53,6 +59,7 @@ export interface XAddOptions extends StreamTrimOptions {
 }
 
 export interface XRangeOptions extends CommandOptions {
+  /** COUNT: at most this many entries. */
   COUNT?: number;
 }
 
@@ -65,7 +72,9 @@ export interface XReadOptions extends CommandOptions {
 
 /** A stream to read and the ID to read after (`'$'` for new entries only, with BLOCK). */
 export interface StreamOffset {
+  /** The stream to read. */
   key: RedisArgument;
+  /** Read entries after this ID (`$` for new entries only, `0` for all). */
   id: string;
 }
 

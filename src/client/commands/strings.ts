@@ -52,6 +52,7 @@ export interface SetOptions extends ExpiryOptions {
 
 /** GETEX options: a new expiry, or PERSIST to remove it. */
 export interface GetExOptions extends ExpiryOptions {
+  /** PERSIST: remove the key's time to live. */
   PERSIST?: boolean;
 }
 

@@ -39,7 +39,9 @@ export interface CircuitTelemetry {
 
 /** A read-only view of the client's circuit, for diagnostics and tests. */
 export interface ClientCircuit {
+  /** The circuit's state now: `'closed'`, `'open'` or `'half_open'`. */
   readonly state: CircuitState;
+  /** The state with its counts and open deadline, read at once. */
   snapshot(): CircuitSnapshot;
   /** Called after each state change; returns the function that unsubscribes. */
   onTransition(listener: TransitionListener): () => void;

@@ -15,10 +15,13 @@ import type { SubscriptionKind } from './pubsub-registry.js';
  */
 export type PubSubErrorSource = 'listener' | 'restore' | 'lost';
 
+/** What an error of the subscriber is about (`redis.onPubSubError`). */
 export interface PubSubErrorEvent {
+  /** Where it arose: a listener that threw, a restore refused, or subscriptions lost. */
   readonly source: PubSubErrorSource;
   /** The kind of `names`; undefined for `lost`, which covers every kind. */
   readonly kind: SubscriptionKind | undefined;
+  /** The channels or patterns concerned. */
   readonly names: readonly string[];
 }
 

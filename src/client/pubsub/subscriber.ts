@@ -3,11 +3,13 @@
 // shared pipeline; listener fan-out; restoring every confirmed subscription on a new connection
 // before anything else is written on it (pubsub-restore.ts). PUBLISH goes through the ordinary
 // pipeline instead. The connection is opened through the endpoint's circuit, like a dedicated one.
+
 import { RespireConnectionError } from '../../errors.js';
 import type { RespValue } from '../../resp/types.js';
 import { Channel, type ChannelOptions, clientClosedError } from '../../transport/channel.js';
 import type { Command } from '../../transport/command.js';
 import { Health } from '../../transport/health.js';
+import { describeEndpoint } from '../../util/describe-endpoint.js';
 import { observeConnections, traceCommand } from '../diagnostics.js';
 import type { CircuitGate } from '../node/circuit-gate.js';
 import { type PubSubErrorEvent, type PubSubErrorListener, PubSubErrors } from './pubsub-errors.js';
@@ -362,7 +364,7 @@ export class Subscriber {
     if (this.channel !== channel) return;
     this.channel = undefined;
     const error = new RespireConnectionError(
-      `the subscriber connection to ${channel.endpoint.host}:${channel.endpoint.port} gave up reconnecting: ${cause.message}`,
+      `the subscriber connection to ${describeEndpoint(channel.endpoint)} gave up reconnecting: ${cause.message}`,
       { endpoint: channel.endpoint, cause },
     );
     // Subscribes waiting for a restore get the reason none will come.

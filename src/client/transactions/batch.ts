@@ -110,7 +110,7 @@ export class Batch extends Commander implements SettleObserver {
     return this.run();
   }
 
-  /** SettleObserver: an entry's promise has just settled. */
+  /** @internal SettleObserver: an entry's promise has just settled. */
   commandSettled(command: Command<unknown>, failed: boolean, outcome: unknown): void {
     if (failed) {
       // Marks the entry's promise handled, so an entry nobody awaits cannot surface as an

@@ -96,6 +96,10 @@ export class WatchSessions {
   }
 }
 
+/**
+ * `await redis.watch(keys)`: a dedicated connection holding WATCH on `keys`, until its transaction
+ * runs (`multi().exec()`, null when a watched key changed), `unwatch()` or `release()`.
+ */
 export class WatchSession extends Commander implements AsyncDisposable {
   /** Settles once the connection is back in the pool (or closed). */
   private ending: Promise<void> | undefined;
@@ -197,6 +201,7 @@ export class WatchSession extends Commander implements AsyncDisposable {
     return this.end(true).catch(ignore);
   }
 
+  /** `await using session = …`: calls `release()`. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.release();
   }
