@@ -18,6 +18,7 @@ import {
   type CommandOptions,
   type ReplyTransform,
 } from '../transport/command.js';
+import { sleep } from '../util/timers.js';
 import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
 import { checkedPrefix, KeyPrefixView } from './key-prefix-view.js';
@@ -259,7 +260,7 @@ export class ClientCore extends Commander {
           ? this.router.transactionRedirect?.(error, hops + 1, node, false)
           : undefined;
       if (next === undefined || next.asking) throw error;
-      if (next.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, next.delayMs));
+      if (next.delayMs !== undefined) await sleep(this.options.clock, next.delayMs);
       return this.watchOn(next.node, keys, hops + 1);
     }
   }

@@ -25,6 +25,7 @@ import {
 } from '../errors.js';
 import { clientClosedError } from '../transport/channel-errors.js';
 import { type Command, CommandFlags } from '../transport/command.js';
+import { startTimer, stopTimer, type Timer } from '../util/timers.js';
 import { ClusterAttempt, type RedirectFollower, stillToSend } from './cluster-attempt.js';
 import { type AttemptRouter, ClusterNodes } from './cluster-nodes.js';
 import { clusterScanReply, isScan, readClusterCursor, scanWalk, type WalkStop } from './cluster-scan.js';
@@ -50,7 +51,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private closed = false;
   private derived: TopologyView | undefined;
   /** Commands waiting out a redirect backoff (in no node's queue), by their timer. */
-  private readonly backingOff = new Map<ReturnType<typeof setTimeout>, Command<unknown>>();
+  private readonly backingOff = new Map<Timer, Command<unknown>>();
 
   constructor(
     private readonly options: ResolvedOptions,
@@ -420,18 +421,22 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
    * close() would resolve with the command pending, and nothing would keep the process alive for it.
    */
   private later(hops: number, origin: Command<unknown>, send: () => void): void {
-    const timer = setTimeout(() => {
-      this.backingOff.delete(timer);
-      send();
-    }, backoff(hops));
-    timer.unref();
+    const timer = startTimer(
+      this.options.clock,
+      () => {
+        this.backingOff.delete(timer);
+        send();
+      },
+      backoff(hops),
+      true,
+    );
     this.backingOff.set(timer, origin);
   }
 
   /** Closing: the commands waiting out a backoff were not executed; they fail now, written: false. */
   private failBackingOff(): void {
     for (const [timer, origin] of this.backingOff) {
-      clearTimeout(timer);
+      stopTimer(this.options.clock, timer);
       if (!origin.settled) origin.reject(clientClosedError(this.options.endpoint));
     }
     this.backingOff.clear();
