@@ -1,6 +1,7 @@
 // `npm run simulate -- --seeds 100000` (issue 16): runs many seeds with a progress bar and a
 // summary; `--seed N` replays one seed and prints its whole trace; `--start S` picks the first
-// seed, `--ops N` the operations per run. Exits 1 when any seed broke an invariant.
+// seed, `--ops N` the operations per run, `--stop` stops at the first failure. Exits 1 when any
+// seed broke an invariant.
 import { failureReport } from './report.js';
 import { runSeed } from './run.js';
 
@@ -11,12 +12,25 @@ interface CliOptions {
   ops: number | undefined;
   /** Failures printed in full; the rest are only listed in the summary. */
   show: number;
+  /** Stop at the first failing seed (how many seeds a planted bug takes to be found). */
+  stop: boolean;
 }
 
 function parse(argv: readonly string[]): CliOptions {
-  const options: CliOptions = { seeds: 1000, start: 1, seed: undefined, ops: undefined, show: 3 };
+  const options: CliOptions = {
+    seeds: 1000,
+    start: 1,
+    seed: undefined,
+    ops: undefined,
+    show: 3,
+    stop: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i];
+    if (name === '--stop') {
+      options.stop = true;
+      continue;
+    }
     const value = Number(argv[++i]);
     if (!Number.isSafeInteger(value) || value < 0)
       throw new Error(`${name} needs a whole number, got ${argv[i]}`);
@@ -25,7 +39,8 @@ function parse(argv: readonly string[]): CliOptions {
     else if (name === '--seed') options.seed = value;
     else if (name === '--ops') options.ops = value;
     else if (name === '--show') options.show = value;
-    else throw new Error(`unknown option ${name} (--seeds N, --start S, --seed N, --ops N, --show N)`);
+    else
+      throw new Error(`unknown option ${name} (--seeds N, --start S, --seed N, --ops N, --show N, --stop)`);
   }
   return options;
 }
@@ -49,7 +64,7 @@ async function main(): Promise<number> {
   const started = Date.now();
   let ops = 0;
   let events = 0;
-  const end = options.start + options.seeds;
+  let end = options.start + options.seeds;
   for (let seed = options.start; seed < end; seed++) {
     const result = await runSeed(seed, runOptions);
     ops += result.ops;
@@ -60,11 +75,15 @@ async function main(): Promise<number> {
     }
     const done = seed - options.start + 1;
     if (done % 25 === 0 || done === options.seeds) progress(done, options.seeds, failed.length, started);
+    if (options.stop && failed.length > 0) {
+      end = seed + 1;
+      break;
+    }
   }
   process.stderr.write('\n');
   const seconds = (Date.now() - started) / 1000;
   console.log(
-    `${options.seeds} seeds (${options.start}..${end - 1}) in ${seconds.toFixed(1)} s: ${ops} operations, ${events} events; ` +
+    `${end - options.start} seeds (${options.start}..${end - 1}) in ${seconds.toFixed(1)} s: ${ops} operations, ${events} events; ` +
       (failed.length === 0
         ? 'every invariant held'
         : `${failed.length} failed: ${failed.slice(0, 50).join(' ')}`),

@@ -6,7 +6,7 @@
 // after close()); circuits that move only along the breaker's edges and wait out openDuration.
 import { RespireCircuitOpenError, RespireConnectionError, RespireTimeoutError } from '../../src/errors.js';
 import type { ExecutedCommand } from './redis.js';
-import type { Op } from './workload.js';
+import { CHANNEL, type Op } from './workload.js';
 
 export interface Transition {
   readonly from: string;
@@ -25,11 +25,13 @@ export interface RunFacts {
   readonly transitions: readonly Transition[];
   /** openDuration of the circuit, when there is one. */
   readonly openDuration: number | undefined;
+  /** What the pub/sub listener heard, in order. */
+  readonly heard: readonly { message: string; channel: string }[];
 }
 
 /** Timer delays are whole milliseconds, rounded up (deadline-timer.ts). */
 const TIMER_SLACK_MS = 2;
-const WRITE_TOKEN = /^[vcpx]\d+$/;
+const WRITE_TOKEN = /^[vcpxm]\d+$/;
 
 export function checkRun(facts: RunFacts): string[] {
   const violations: string[] = [];
@@ -43,7 +45,30 @@ export function checkRun(facts: RunFacts): string[] {
     if (problem !== undefined) violations.push(`op ${op.id} (${op.kind}): ${problem}`);
   }
   violations.push(...checkTransitions(facts.transitions, facts.openDuration));
+  violations.push(...checkMessages(facts.heard, facts.log));
   return violations;
+}
+
+/**
+ * Pub/sub is at most once: every message heard was published, on the channel subscribed, heard
+ * once, and in the order the server ran the PUBLISHes (a reconnect may lose some, never reorder).
+ */
+function checkMessages(heard: RunFacts['heard'], log: readonly ExecutedCommand[]): string[] {
+  const order = new Map<string, number>();
+  for (const entry of log)
+    if (entry.args[0]?.toUpperCase() === 'PUBLISH') order.set(entry.args[2]!, order.size);
+  let last = -1;
+  const seen = new Set<string>();
+  for (const { message, channel } of heard) {
+    const position = order.get(message);
+    if (channel !== CHANNEL) return [`heard ${message} on ${channel}, which was never subscribed`];
+    if (position === undefined) return [`heard ${message}, which was never published`];
+    if (seen.has(message)) return [`heard ${message} twice`];
+    if (position < last) return [`heard ${message} out of publish order`];
+    seen.add(message);
+    last = position;
+  }
+  return [];
 }
 
 function checkOp(op: Op, facts: RunFacts, executions: Map<string, number>): string | undefined {
@@ -55,15 +80,22 @@ function checkOp(op: Op, facts: RunFacts, executions: Map<string, number>): stri
   if (op.timeoutMs > 0) {
     const jumped = facts.jumps.reduce((sum, jump) => sum + jump.ms, 0);
     const bound =
-      op.start + facts.retryAttempts * (facts.acquireTimeout + op.timeoutMs) + jumped + TIMER_SLACK_MS;
+      op.start +
+      facts.retryAttempts * (facts.acquireTimeout + op.timeoutMs) +
+      (op.extraMs ?? 0) +
+      jumped +
+      TIMER_SLACK_MS;
     if (op.end > bound) return `settled at ${op.end}, past its bound ${bound}`;
   }
   if (outcome.ok) {
     const mismatch = op.check(outcome.value);
     if (mismatch !== undefined) return `reply ${JSON.stringify(outcome.value)}: ${mismatch}`;
-    if (!op.fireAndForget) {
+    if (!op.fireAndForget && (op.acknowledges?.(outcome.value) ?? true)) {
       const missing = op.writes.find((_, i) => counts[i] === 0);
       if (missing !== undefined) return `acknowledged, but ${missing} was never executed`;
+    }
+    if (op.acknowledges?.(outcome.value) === false && counts.some((count) => count > 0)) {
+      return `answered ${JSON.stringify(outcome.value)}, but its writes were executed`;
     }
     return undefined;
   }
@@ -78,9 +110,11 @@ function checkOp(op: Op, facts: RunFacts, executions: Map<string, number>): stri
     return `executed without acknowledgement, and the error is not ambiguous: ${describe(error)}`;
   }
   if (error instanceof RespireTimeoutError && error.phase === 'response') {
-    if (op.timeoutMs === 0) return `has no reply deadline, but timed out: ${describe(error)}`;
-    if (op.end - op.start < op.timeoutMs - 1e-6)
-      return `timed out after ${op.end - op.start} ms of ${op.timeoutMs}: ${describe(error)}`;
+    if (op.noReplyDeadline === true) return `has no reply deadline, but timed out: ${describe(error)}`;
+    const timeoutMs = error.timeoutMs ?? 0;
+    if (op.end - op.start < timeoutMs - 1e-6) {
+      return `timed out after ${op.end - op.start} ms of ${timeoutMs}: ${describe(error)}`;
+    }
   }
   if (
     error instanceof RespireConnectionError &&

@@ -70,8 +70,8 @@ class Session {
 
 export class SimRedis implements SimListener {
   readonly log: ExecutedCommand[] = [];
-  /** Broken expectations about what the client sent (bad framing), reported as violations. */
-  readonly wireErrors: string[] = [];
+  /** What the client should never send (bad framing, a command behind a blocked one): violations. */
+  readonly misuse: string[] = [];
   private readonly data = new Map<string, Value>();
   private readonly versions = new Map<string, number>();
   private readonly sessions = new Set<Session>();
@@ -107,7 +107,7 @@ export class SimRedis implements SimListener {
   }
 
   protocolError(session: Session, error: unknown): void {
-    this.wireErrors.push(`link ${session.link.id}: ${String(error)}`);
+    this.misuse.push(`link ${session.link.id}: ${String(error)}`);
     session.link.reset('protocol error');
   }
 
@@ -126,6 +126,11 @@ export class SimRedis implements SimListener {
       const { session, args } = this.inbox.shift()!;
       if (session.gone || session.link.closed) continue;
       if (session.blocked !== undefined || session.waiting.length > 0) {
+        // A command behind a blocked one waits for it however long it blocks: the client lends a
+        // connection to one blocking command at a time and drops it when it stops waiting.
+        const blocked = session.blocked?.args[0];
+        if (blocked !== undefined)
+          this.misuse.push(`link ${session.link.id}: ${args[0]} was sent behind a blocked ${blocked}`);
         session.waiting.push(args);
         continue;
       }

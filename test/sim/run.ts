@@ -60,6 +60,7 @@ export async function runSeed(seed: number, runOptions: RunOptions = {}): Promis
     ops: runOptions.ops ?? 40,
     horizonMs,
     commandTimeout: options.commandTimeout ?? 5000,
+    connectTimeout: options.connectTimeout ?? 5000,
     blocking: true,
   });
 
@@ -96,6 +97,7 @@ export async function runSeed(seed: number, runOptions: RunOptions = {}): Promis
   plan.active = true;
   const origin = scheduler.now();
   plan.arm(network, origin);
+  if (configRandom.chance(0.5)) workload.subscribe(client);
   workload.schedule(client, origin);
   const bounds = queueBounds(client, options);
   const check = (): void => {
@@ -138,7 +140,7 @@ export async function runSeed(seed: number, runOptions: RunOptions = {}): Promis
   for (const link of network.links) {
     if (!link.socket.destroyed) violations.push(`link ${link.id} is still open after the client closed`);
   }
-  violations.push(...server.wireErrors.map((error) => `the server could not read a request: ${error}`));
+  violations.push(...server.misuse.map((misuse) => `the server saw: ${misuse}`));
   violations.push(
     ...checkRun({
       ops: workload.ops,
@@ -149,6 +151,7 @@ export async function runSeed(seed: number, runOptions: RunOptions = {}): Promis
       closedAt,
       transitions,
       openDuration: options.circuitBreaker?.openDuration ?? undefined,
+      heard: workload.heard,
     }),
   );
   return result();

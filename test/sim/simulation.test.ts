@@ -43,6 +43,7 @@ describe('invariants', () => {
     closedAt: 1000,
     transitions: [],
     openDuration: undefined,
+    heard: [],
   });
   const op = (fields: Partial<Op>): Op => ({
     id: 1,

@@ -17,8 +17,10 @@ export interface Op {
   outcome?: Outcome;
   /** Tokens this op writes (one execution each); a transaction writes all or none. */
   readonly writes: readonly string[];
-  /** Its reply deadline (ms) per attempt; 0 = none (timeout 0, blocking): settles only by close(). */
+  /** Its reply deadlines (ms) per attempt; 0 = unbounded (timeout 0, blocking): settles by close(). */
   readonly timeoutMs: number;
+  /** It has no reply deadline (timeout 0, blocking): a reply timeout would be a lie. */
+  readonly noReplyDeadline?: boolean;
   /** Settles when written, not when answered. */
   readonly fireAndForget: boolean;
   /** Aborted by its signal at this time, if it was. */
@@ -27,12 +29,17 @@ export interface Op {
   readonly check: (value: unknown) => string | undefined;
   /** The key a GET or BLPOP reads, so a value from another key is caught. */
   readonly key?: string;
+  /** Time allowed on top of the reply deadlines (a dedicated connection's connect); default 0. */
+  readonly extraMs?: number;
+  /** Whether a successful reply acknowledges the writes (a WATCH transaction's null does not). */
+  readonly acknowledges?: (value: unknown) => boolean;
 }
 
 export interface WorkloadSettings {
   ops: number;
   horizonMs: number;
   commandTimeout: number;
+  connectTimeout: number;
   blocking: boolean;
 }
 
@@ -42,6 +49,8 @@ export class Tokens {
 }
 
 const KEYS = 4;
+/** The one channel of the pub/sub workload. */
+export const CHANNEL = 'news';
 
 export class Workload {
   readonly ops: Op[] = [];
@@ -79,6 +88,8 @@ export class Workload {
     if (roll < 0.1) this.batch(client);
     else if (roll < 0.18) this.transaction(client);
     else if (roll < 0.24 && this.settings.blocking) this.blpop(client);
+    else if (roll < 0.28) this.watched(client);
+    else if (roll < 0.34) this.publish(client);
     else this.single(client);
   }
 
@@ -112,9 +123,16 @@ export class Workload {
   private record(
     kind: string,
     promise: Promise<unknown>,
-    fields: Pick<Op, 'writes' | 'timeoutMs' | 'fireAndForget' | 'check'> & { key?: string },
+    fields: Pick<Op, 'writes' | 'timeoutMs' | 'fireAndForget' | 'check'> &
+      Partial<Pick<Op, 'key' | 'extraMs' | 'acknowledges' | 'noReplyDeadline'>>,
   ): Op {
-    const op: Op = { id: this.nextId++, kind, start: this.scheduler.now(), ...fields };
+    const op: Op = {
+      id: this.nextId++,
+      kind,
+      start: this.scheduler.now(),
+      noReplyDeadline: fields.timeoutMs === 0,
+      ...fields,
+    };
     this.ops.push(op);
     this.scheduler.trace(`op ${op.id} ${kind} issued`);
     promise.then(
@@ -253,6 +271,70 @@ export class Workload {
         Array.isArray(value) && value[0] === 'OK' && value[1] === id ? undefined : `expected ['OK', ${id}]`,
     });
     abort?.(op);
+  }
+
+  /**
+   * WATCH on a dedicated connection, then MULTI/SET/EXEC there: null when the key changed meanwhile
+   * (then the SET must not have run). Two round trips, after a connection that may need opening.
+   */
+  private watched(client: RespireClient): void {
+    const id = this.nextId;
+    const key = this.key();
+    const token = `v${id}`;
+    this.tokens.keyOf.set(token, key);
+    const run = async (): Promise<unknown> => {
+      const session = await client.watch(key);
+      try {
+        const tx = session.multi();
+        void tx.set(key, token);
+        return await tx.exec();
+      } finally {
+        await session.release();
+      }
+    };
+    this.record('WATCH', run(), {
+      writes: [token],
+      timeoutMs: 2 * this.settings.commandTimeout,
+      extraMs: this.settings.connectTimeout,
+      fireAndForget: false,
+      acknowledges: (value) => value !== null,
+      check: (value) =>
+        value === null || (Array.isArray(value) && value[0] === 'OK') ? undefined : "expected null or ['OK']",
+    });
+  }
+
+  /** PUBLISH of a unique message on the channel the subscriber listens to (see `subscribe`). */
+  private publish(client: RespireClient): void {
+    const id = this.nextId;
+    this.record('PUBLISH', client.publish(CHANNEL, `m${id}`), {
+      writes: [`m${id}`],
+      timeoutMs: this.settings.commandTimeout,
+      fireAndForget: false,
+      check: (value) => (value === 0 || value === 1 ? undefined : 'expected 0 or 1 receivers'),
+    });
+  }
+
+  /** Messages the subscriber heard, in order. */
+  readonly heard: { message: string; channel: string }[] = [];
+
+  /** Subscribes once, at the start; messages are checked against the server's PUBLISH order. */
+  subscribe(client: RespireClient): void {
+    this.record(
+      'SUBSCRIBE',
+      client.subscribe(CHANNEL, (message, channel) => {
+        this.heard.push({ message: String(message), channel: String(channel) });
+        this.scheduler.trace(`heard ${String(message)} on ${channel}`);
+      }),
+      {
+        writes: [],
+        // Its confirmation has commandTimeout, but a subscribe may wait for the connection to be
+        // restored, unbounded: it is checked for settling, not for a bound.
+        timeoutMs: 0,
+        noReplyDeadline: false,
+        fireAndForget: false,
+        check: (value) => (value === undefined ? undefined : 'expected undefined'),
+      },
+    );
   }
 
   /** A blocking pop, maybe fire-and-forget, and the push that may feed it. */
