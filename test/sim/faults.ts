@@ -23,6 +23,8 @@ export interface FaultSettings {
   closeAfter: number;
   stall: number;
   stallMaxMs: number;
+  /** Chance per command that its reply arrives as bytes no decoder accepts. */
+  corrupt: number;
   /** Chance per connection attempt outside outages. */
   refuse: number;
   connectMaxMs: number;
@@ -59,6 +61,7 @@ export function drawFaults(random: SeededRandom, horizonMs: number): FaultSettin
     closeAfter: rate(0.02),
     stall: rate(0.05),
     stallMaxMs: random.int(1, 400),
+    corrupt: rate(0.01),
     refuse: rate(0.3),
     connectMaxMs: random.int(1, 80),
     outages,
@@ -139,6 +142,7 @@ export class FaultPlan implements ConnectPolicy, ServerFaults {
       ['blackhole', s.blackhole],
       ['close-after', s.closeAfter],
       ['stall', s.stall],
+      ['corrupt', s.corrupt],
     ] as const) {
       edge += chance;
       if (roll < edge) {

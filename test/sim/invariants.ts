@@ -4,7 +4,12 @@
 // or its caller's abort; every reply the one its command asked for; errors that tell the truth
 // (`written: false` sent nothing, no reply deadline means no reply timeout, "client is closed" only
 // after close()); circuits that move only along the breaker's edges and wait out openDuration.
-import { RespireCircuitOpenError, RespireConnectionError, RespireTimeoutError } from '../../src/errors.js';
+import {
+  RespireCircuitOpenError,
+  RespireConnectionError,
+  RespireProtocolError,
+  RespireTimeoutError,
+} from '../../src/errors.js';
 import type { ExecutedCommand } from './redis.js';
 import { CHANNEL, type Op } from './workload.js';
 
@@ -106,7 +111,10 @@ function checkOp(op: Op, facts: RunFacts, executions: Map<string, number>): stri
     return `failed with written: false, but was executed: ${describe(error)}`;
   if (executed && error instanceof RespireCircuitOpenError)
     return 'rejected by the circuit, but was executed';
-  if (executed && written !== true && op.abortedAt === undefined) {
+  // README: a malformed frame fails every command in flight with RespireProtocolError, which has
+  // no `written`: those commands were all written, so it is ambiguous too.
+  const ambiguous = written === true || error instanceof RespireProtocolError || op.abortedAt !== undefined;
+  if (executed && !ambiguous) {
     return `executed without acknowledgement, and the error is not ambiguous: ${describe(error)}`;
   }
   if (error instanceof RespireTimeoutError && error.phase === 'response') {
@@ -140,7 +148,7 @@ function checkTransitions(transitions: readonly Transition[], openDuration: numb
       from === 'open' &&
       to === 'half_open' &&
       openDuration !== undefined &&
-      time - openedAt < openDuration
+      time - openedAt < openDuration - 1e-6
     ) {
       violations.push(
         `circuit half-opened ${time - openedAt} ms after opening (openDuration ${openDuration})`,

@@ -19,7 +19,14 @@ export interface ExecutedCommand {
 }
 
 /** What the fault plan does to a command about to run. */
-export type CommandFault = 'none' | 'reset-before' | 'reset-after' | 'blackhole' | 'close-after' | 'stall';
+export type CommandFault =
+  | 'none'
+  | 'reset-before'
+  | 'reset-after'
+  | 'blackhole'
+  | 'close-after'
+  | 'stall'
+  | 'corrupt';
 
 export interface ServerFaults {
   beforeCommand(args: readonly string[]): CommandFault;
@@ -155,6 +162,11 @@ export class SimRedis implements SimListener {
     if (reply === undefined) return; // blocked, or a subscription (pushes were sent)
     if (fault === 'reset-after') {
       session.link.reset(`after ${args[0]}`);
+      return;
+    }
+    if (fault === 'corrupt') {
+      // A frame no RESP decoder accepts: the client must drop the connection, not misalign.
+      session.link.toClient(Buffer.from(`?${encodeReply(reply, session.protocol).slice(1)}`));
       return;
     }
     this.send(session, reply);
