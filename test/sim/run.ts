@@ -104,6 +104,26 @@ export async function runSeed(seed: number, runOptions: RunOptions = {}): Promis
     const problem = bounds();
     if (problem !== undefined && !violations.includes(problem)) violations.push(problem);
   };
+  // close() or destroy(), once: after the workload, or (some runs) in the middle of it, so that
+  // commands meet a closing client too.
+  const connected = client;
+  let closedAt = Number.POSITIVE_INFINITY;
+  let closed = false;
+  const destroy = configRandom.chance(0.2);
+  const closeClient = (): void => {
+    if (closedAt !== Number.POSITIVE_INFINITY) return;
+    closedAt = scheduler.now();
+    scheduler.trace(destroy ? 'client.destroy()' : 'client.close()');
+    if (destroy) {
+      connected.destroy();
+      closed = true;
+      return;
+    }
+    void connected.close().then(() => {
+      closed = true;
+    });
+  };
+  if (configRandom.chance(0.25)) scheduler.after(configRandom.int(0, horizonMs), 'close early', closeClient);
   const quiet = await scheduler.run(
     origin + horizonMs + QUIET_LIMIT_MS,
     () => scheduler.now() >= origin + horizonMs && workload.pending(true) === 0,
@@ -115,19 +135,7 @@ export async function runSeed(seed: number, runOptions: RunOptions = {}): Promis
       .map((op) => `${op.id} ${op.kind}`);
     violations.push(`operations with a deadline still pending after the workload: ${stuck.join(', ')}`);
   }
-
-  const closedAt = scheduler.now();
-  let closed = false;
-  const destroy = configRandom.chance(0.2);
-  scheduler.trace(destroy ? 'client.destroy()' : 'client.close()');
-  if (destroy) {
-    client.destroy();
-    closed = true;
-  } else {
-    void client.close().then(() => {
-      closed = true;
-    });
-  }
+  closeClient();
   const ended = await scheduler.run(
     scheduler.now() + QUIET_LIMIT_MS,
     () => closed && workload.pending() === 0,
