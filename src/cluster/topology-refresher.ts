@@ -50,6 +50,7 @@ export class TopologyRefresher {
         commandTimeout: options.connectTimeout,
         returnBuffers: false,
         clock: options.clock,
+        socketFactory: options.socketFactory,
       },
       addressMap: options.cluster.addressMap,
     };
