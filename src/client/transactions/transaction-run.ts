@@ -15,6 +15,8 @@ import type { RespValue } from '../../resp/types.js';
 import { Command, CommandFlags, CommandState } from '../../transport/command.js';
 import { Health, healthOf } from '../../transport/health.js';
 import { type AbortTarget, unwatchSignal, watchSignal } from '../../transport/signal-watch.js';
+import type { Clock } from '../../util/clock.js';
+import { startTimer } from '../../util/timers.js';
 
 /** The connection (or reconnecting channel) a transaction is written to; a Channel fits. */
 export interface TransactionTarget {
@@ -73,6 +75,8 @@ export interface TransactionRunOptions {
   readonly asking?: boolean | undefined;
   /** Redirects followed before this run. */
   readonly hops?: number | undefined;
+  /** The clock a redirect's backoff waits on (util/timers.ts). */
+  readonly clock: Clock;
 }
 
 /**
@@ -274,7 +278,7 @@ export class TransactionRun implements AbortTarget {
     });
     next.promise.then(this.resolveRun, this.rejectRun);
     if (place.delayMs === undefined) next.start();
-    else setTimeout(() => next.start(), place.delayMs).unref();
+    else startTimer(this.options.clock, () => next.start(), place.delayMs, true);
     return true;
   }
 
