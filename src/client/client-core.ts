@@ -21,6 +21,7 @@ import {
 import { CacheFront } from './cache/cache-front.js';
 import type { ClientSideCacheStats } from './cache/client-side-cache.js';
 import { UncachedView } from './cache/uncached-view.js';
+import { sleep } from '../util/timers.js';
 import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
 import { DurableBatch, type DurableOptions } from './durable/durable-batch.js';
@@ -343,7 +344,7 @@ export class ClientCore extends Commander {
           : undefined;
       if (next?.asking) throw watchAskError(error as RespireServerError, keys.length);
       if (next === undefined) throw error;
-      if (next.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, next.delayMs));
+      if (next.delayMs !== undefined) await sleep(this.options.clock, next.delayMs);
       return this.watchOn(next.node, keys, hops + 1);
     }
   }

@@ -16,6 +16,7 @@ import {
   type ReconnectFunction,
   type ReconnectOption,
 } from '../transport/reconnect-policy.js';
+import { type SocketFactory, socketFactoryOf } from '../transport/socket-factory.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { type RandomSource, systemRandom } from '../util/random.js';
 import { rejectUnknownOptions } from '../util/unknown-options.js';
@@ -148,6 +149,8 @@ export interface ResolvedOptions extends ResolvedModeOptions {
   metricGroups: ReadonlySet<RespireMetricGroup>;
   clock: Clock;
   random: RandomSource;
+  /** Internal (socket-factory.ts): simulated sockets for test/sim; undefined for real ones. */
+  socketFactory: SocketFactory | undefined;
 }
 
 /** Every RespireOptions name, checked against the interface so that neither grows alone. */
@@ -263,6 +266,7 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
     ...resolveMetricOptions(options.meter, options.metricGroups),
     clock: options.clock ?? systemClock,
     random,
+    socketFactory: socketFactoryOf(options),
   };
 }
 

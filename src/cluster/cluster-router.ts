@@ -63,12 +63,13 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private closed = false;
   private derived: TopologyView | undefined;
   /** Commands waiting out a TRYAGAIN or CLUSTERDOWN backoff (in no node's queue). */
-  private readonly backingOff = new RedirectBackoff();
+  private readonly backingOff: RedirectBackoff;
 
   constructor(
     private readonly options: ResolvedOptions,
     factory: NodeFactory,
   ) {
+    this.backingOff = new RedirectBackoff(options.clock);
     this.refresher = new TopologyRefresher(options, (topology) => {
       this.classic.adopted((node) => {
         const index = topology.byKey.get(endpointKey(node.endpoint));

@@ -4,6 +4,8 @@
 import type { RespireEndpoint } from '../errors.js';
 import { clientClosedError } from '../transport/channel-errors.js';
 import type { Command } from '../transport/command.js';
+import type { Clock } from '../util/clock.js';
+import { startTimer, stopTimer, type Timer } from '../util/timers.js';
 
 const RETRY_BACKOFF_MS = 10;
 const RETRY_BACKOFF_MAX_MS = 160;
@@ -15,7 +17,9 @@ export function backoff(hops: number): number {
 
 export class RedirectBackoff {
   /** Commands waiting out a backoff, by their timer. */
-  private readonly waiting = new Map<ReturnType<typeof setTimeout>, Command<unknown>>();
+  private readonly waiting = new Map<Timer, Command<unknown>>();
+
+  constructor(private readonly clock: Clock) {}
 
   /**
    * Runs `send` after the backoff for the hop (TRYAGAIN, CLUSTERDOWN, a target to look up). The
@@ -23,18 +27,22 @@ export class RedirectBackoff {
    * resolve with the command pending, and nothing would keep the process alive for it.
    */
   later(hops: number, origin: Command<unknown>, send: () => void): void {
-    const timer = setTimeout(() => {
-      this.waiting.delete(timer);
-      send();
-    }, backoff(hops));
-    timer.unref();
+    const timer = startTimer(
+      this.clock,
+      () => {
+        this.waiting.delete(timer);
+        send();
+      },
+      backoff(hops),
+      true,
+    );
     this.waiting.set(timer, origin);
   }
 
   /** Closing: the commands waiting out a backoff were not executed; they fail now, written: false. */
   failAll(endpoint: RespireEndpoint): void {
     for (const [timer, origin] of this.waiting) {
-      clearTimeout(timer);
+      stopTimer(this.clock, timer);
       if (!origin.settled) origin.reject(clientClosedError(endpoint));
     }
     this.waiting.clear();

@@ -5,6 +5,7 @@
 // read just failed last (refresh-order.ts). A new topology replaces the old one whole.
 import type { ResolvedOptions } from '../client/options.js';
 import { RespireConnectionError, type RespireEndpoint } from '../errors.js';
+import { startTimer, stopTimer, type Timer } from '../util/timers.js';
 import { RefreshOrder } from './refresh-order.js';
 import type { ClusterTopology } from './topology.js';
 import { readTopology, type TopologyReadOptions } from './topology-reader.js';
@@ -26,11 +27,11 @@ export class TopologyRefresher {
   private pending:
     | {
         readonly promise: Promise<void>;
-        readonly timer: ReturnType<typeof setTimeout>;
+        readonly timer: Timer;
         readonly settle: () => void;
       }
     | undefined;
-  private periodic: ReturnType<typeof setTimeout> | undefined;
+  private periodic: Timer | undefined;
   private stopped = false;
   private readonly reading: TopologyReadOptions;
   private readonly order = new RefreshOrder();
@@ -51,6 +52,7 @@ export class TopologyRefresher {
         commandTimeout: options.connectTimeout,
         returnBuffers: false,
         clock: options.clock,
+        socketFactory: options.socketFactory,
       },
       addressMap: options.cluster.addressMap,
     };
@@ -80,11 +82,15 @@ export class TopologyRefresher {
     const promise = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    const timer = setTimeout(() => {
-      this.pending = undefined;
-      this.refresh().catch(ignore).then(settle);
-    }, wait);
-    timer.unref();
+    const timer = startTimer(
+      this.options.clock,
+      () => {
+        this.pending = undefined;
+        this.refresh().catch(ignore).then(settle);
+      },
+      wait,
+      true,
+    );
     this.pending = { promise, timer, settle };
     return promise;
   }
@@ -92,11 +98,11 @@ export class TopologyRefresher {
   stop(): void {
     this.stopped = true;
     if (this.pending !== undefined) {
-      clearTimeout(this.pending.timer);
+      stopTimer(this.options.clock, this.pending.timer);
       this.pending.settle();
       this.pending = undefined;
     }
-    if (this.periodic !== undefined) clearTimeout(this.periodic);
+    stopTimer(this.options.clock, this.periodic);
   }
 
   /** A refresh now (the one in flight, if any); rejects when no node answered. */
@@ -160,12 +166,16 @@ export class TopologyRefresher {
     const interval = this.options.cluster.refreshInterval;
     if (interval === 0 || this.stopped) return;
     const delay = Math.round(interval * (0.9 + 0.2 * this.options.random.random()));
-    this.periodic = setTimeout(() => {
-      this.refresh()
-        .catch(ignore)
-        .finally(() => this.schedulePeriodic());
-    }, delay);
-    this.periodic.unref();
+    this.periodic = startTimer(
+      this.options.clock,
+      () => {
+        this.refresh()
+          .catch(ignore)
+          .finally(() => this.schedulePeriodic());
+      },
+      delay,
+      true,
+    );
   }
 }
 

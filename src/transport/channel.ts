@@ -12,6 +12,7 @@ import {
 import type { RespValue } from '../resp/types.js';
 import type { RandomSource } from '../util/random.js';
 import { RingQueue } from '../util/ring-queue.js';
+import { startTimer, stopTimer, type Timer } from '../util/timers.js';
 import type { AdmissionGate } from './admission-gate.js';
 import {
   acquireError,
@@ -69,7 +70,7 @@ export class Channel {
   /** Whether the full queue was already compacted since the last flush. */
   private compactedThisTick = false;
   private attempt = 0;
-  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private reconnectTimer: Timer | undefined;
   private lastError: RespireError | undefined;
   private drainWaiters: (() => void)[] = [];
   /** The connection close() sent QUIT on, until the server has closed it. */
@@ -380,7 +381,7 @@ export class Channel {
       return;
     }
     this.options.onReconnectScheduled?.(this.attempt, delay, cause);
-    this.reconnectTimer = setTimeout(this.reconnect, delay);
+    this.reconnectTimer = startTimer(this.options.clock, this.reconnect, delay);
   }
 
   private readonly reconnect = (): void => {
@@ -413,7 +414,7 @@ export class Channel {
   };
 
   private clearReconnect(): void {
-    if (this.reconnectTimer !== undefined) clearTimeout(this.reconnectTimer);
+    stopTimer(this.options.clock, this.reconnectTimer);
     this.reconnectTimer = undefined;
   }
 

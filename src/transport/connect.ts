@@ -13,9 +13,11 @@ import {
 import type { RespValue } from '../resp/types.js';
 import type { Clock } from '../util/clock.js';
 import { describeEndpoint } from '../util/describe-endpoint.js';
+import { startTimer, stopTimer } from '../util/timers.js';
 import { Connection, type ConnectionEvents } from './connection.js';
 import { SlabReader } from './slab-reader.js';
 import { openSocket, type TlsOption } from './socket.js';
+import type { SocketFactory } from './socket-factory.js';
 
 /** Slab size for string replies, which keep no view of the slab once decoded (so it is reused). */
 export const SLAB_BYTES = 1024 * 1024;
@@ -43,6 +45,8 @@ export interface ConnectionSettings {
   setupCommands?: readonly (readonly string[])[] | undefined;
   /** Aborting it ends the attempt at once, with the signal's reason (a closed Sentinel watcher). */
   signal?: AbortSignal | undefined;
+  /** What opens the socket (socket-factory.ts); real sockets when absent. */
+  socketFactory?: SocketFactory | undefined;
 }
 
 /** Error codes that mean the credentials were refused (PROTOCOL.md §1.4). */
@@ -51,7 +55,8 @@ const AUTH_CODES = new Set(['WRONGPASS', 'NOAUTH', 'NOPERM', 'ERR_AUTH']);
 export async function connect(settings: ConnectionSettings, events: ConnectionEvents): Promise<Connection> {
   const { endpoint, connectTimeout } = settings;
   const deadline = new AbortController();
-  const timer = setTimeout(
+  const timer = startTimer(
+    settings.clock,
     () =>
       deadline.abort(
         new RespireTimeoutError(
@@ -77,7 +82,12 @@ export async function connect(settings: ConnectionSettings, events: ConnectionEv
     const reader = useTls
       ? undefined
       : new SlabReader(settings.returnBuffers ? SMALL_SLAB_BYTES : SLAB_BYTES);
-    const socket = await openSocket(endpoint, settings.tls, deadline.signal, reader);
+    const socket = await (settings.socketFactory ?? openSocket)(
+      endpoint,
+      settings.tls,
+      deadline.signal,
+      reader,
+    );
     connection = new Connection(
       endpoint,
       socket,
@@ -93,7 +103,7 @@ export async function connect(settings: ConnectionSettings, events: ConnectionEv
     connection?.destroy(undefined);
     throw asConnectionError(error, endpoint);
   } finally {
-    clearTimeout(timer);
+    stopTimer(settings.clock, timer);
     signal?.removeEventListener('abort', cancel);
   }
 }

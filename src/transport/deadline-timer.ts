@@ -3,9 +3,10 @@
 // deadlines and the owner settles every expired one in a single pass when the timer fires, so no
 // command ever gets a setTimeout of its own.
 import type { Clock } from '../util/clock.js';
+import { startTimer, stopTimer, type Timer } from '../util/timers.js';
 
 export class DeadlineTimer {
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timer: Timer | undefined;
   private armedAt = Number.POSITIVE_INFINITY;
 
   /**
@@ -20,16 +21,15 @@ export class DeadlineTimer {
   /** Makes sure the timer fires no later than `deadline`. Cheap when an earlier one is armed. */
   arm(deadline: number): void {
     if (deadline >= this.armedAt) return;
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    stopTimer(this.clock, this.timer);
     this.armedAt = deadline;
     const delay = Math.max(0, Math.ceil(deadline - this.clock.now()));
-    this.timer = setTimeout(this.fire, delay);
     // A pending deadline alone must not keep the process alive; sockets do that.
-    this.timer.unref();
+    this.timer = startTimer(this.clock, this.fire, delay, true);
   }
 
   cancel(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    stopTimer(this.clock, this.timer);
     this.timer = undefined;
     this.armedAt = Number.POSITIVE_INFINITY;
   }

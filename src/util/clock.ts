@@ -5,6 +5,17 @@
 export interface Clock {
   /** Milliseconds from any fixed origin, never going backwards (`performance.now()`). */
   now(): number;
+  /**
+   * Timers on this clock's own time, for a simulated clock (test/sim): when present, every timer
+   * of the client runs on it instead of the global `setTimeout` (timers.ts), so no real time passes.
+   */
+  readonly timers?: ClockTimers | undefined;
+}
+
+/** A scheduler of callbacks in a clock's time; handles are opaque to the caller. */
+export interface ClockTimers {
+  set(callback: () => void, delayMs: number): object;
+  clear(handle: object): void;
 }
 
 export const systemClock: Clock = { now: () => performance.now() };

@@ -28,6 +28,7 @@ import { type Command, CommandFlags } from '../../transport/command.js';
 import { Health, healthOf } from '../../transport/health.js';
 import { type Clock, systemClock } from '../../util/clock.js';
 import type { RandomSource } from '../../util/random.js';
+import { startTimer, stopTimer, type Timer } from '../../util/timers.js';
 import { turnCachedClock } from '../../util/turn-clock.js';
 import { endpointKey } from '../endpoint.js';
 
@@ -99,8 +100,10 @@ export class CircuitGate implements AdmissionGate {
   private readonly stopForwarding: () => void;
   private readonly telemetry: CircuitTelemetry;
   private readonly probeBoundMs: number;
+  /** The clock the probe bounds run on. */
+  private readonly clock: Clock;
   /** Probes without a reply deadline, with the timer that ends their hold on a slot. */
-  private readonly boundedProbes = new Map<Command<unknown>, ReturnType<typeof setTimeout>>();
+  private readonly boundedProbes = new Map<Command<unknown>, Timer>();
   /** Makes the next clock reading fresh (a no-op for an injected clock). */
   private readonly freshTime: () => void;
 
@@ -113,6 +116,7 @@ export class CircuitGate implements AdmissionGate {
     this.breaker = lease.breaker;
     this.release = lease.release;
     this.telemetry = options.telemetry;
+    this.clock = options.clock;
     this.probeBoundMs =
       options.commandTimeout > 0 ? options.commandTimeout : options.circuitBreaker.openDuration;
     const breaker = this.breaker;
@@ -267,18 +271,22 @@ export class CircuitGate implements AdmissionGate {
    * waiting for its reply.
    */
   private boundProbe(command: Command<unknown>): void {
-    const timer = setTimeout(() => {
-      this.boundedProbes.delete(command);
-      command.reportHealth(Health.None);
-    }, this.probeBoundMs);
-    timer.unref();
+    const timer = startTimer(
+      this.clock,
+      () => {
+        this.boundedProbes.delete(command);
+        command.reportHealth(Health.None);
+      },
+      this.probeBoundMs,
+      true,
+    );
     this.boundedProbes.set(command, timer);
   }
 
   private unboundProbe(command: Command<unknown>): void {
     const timer = this.boundedProbes.get(command);
     if (timer === undefined) return;
-    clearTimeout(timer);
+    stopTimer(this.clock, timer);
     this.boundedProbes.delete(command);
   }
 }

@@ -3,12 +3,13 @@
 // `acquireTimeout`. A lent connection that was left in an unknown state is closed, not reused.
 import { type RespireConnectionError, RespireTimeoutError } from '../../errors.js';
 import { Channel, type ChannelOptions, clientClosedError } from '../../transport/channel.js';
+import { startTimer, stopTimer, type Timer } from '../../util/timers.js';
 import { observeConnections } from '../diagnostics.js';
 
 interface Waiter {
   resolve(channel: Channel): void;
   reject(error: Error): void;
-  timer: ReturnType<typeof setTimeout>;
+  timer: Timer;
 }
 
 export class DedicatedPool {
@@ -68,16 +69,20 @@ export class DedicatedPool {
       const waiter: Waiter = {
         resolve,
         reject,
-        timer: setTimeout(() => {
-          this.waiters.splice(this.waiters.indexOf(waiter), 1);
-          reject(
-            new RespireTimeoutError(
-              `no dedicated connection free within ${this.options.acquireTimeout} ms`,
-              'acquire',
-              { endpoint: this.options.endpoint, timeoutMs: this.options.acquireTimeout, written: false },
-            ),
-          );
-        }, this.options.acquireTimeout),
+        timer: startTimer(
+          this.options.clock,
+          () => {
+            this.waiters.splice(this.waiters.indexOf(waiter), 1);
+            reject(
+              new RespireTimeoutError(
+                `no dedicated connection free within ${this.options.acquireTimeout} ms`,
+                'acquire',
+                { endpoint: this.options.endpoint, timeoutMs: this.options.acquireTimeout, written: false },
+              ),
+            );
+          },
+          this.options.acquireTimeout,
+        ),
       };
       this.waiters.push(waiter);
     });
@@ -92,7 +97,7 @@ export class DedicatedPool {
     }
     const waiter = this.waiters.shift();
     if (waiter !== undefined) {
-      clearTimeout(waiter.timer);
+      stopTimer(this.options.clock, waiter.timer);
       waiter.resolve(this.lend(channel));
       return;
     }
@@ -134,13 +139,13 @@ export class DedicatedPool {
   private wakeNext(): void {
     const waiter = this.waiters.shift();
     if (waiter === undefined) return;
-    clearTimeout(waiter.timer);
+    stopTimer(this.options.clock, waiter.timer);
     this.acquire().then(waiter.resolve, waiter.reject);
   }
 
   private rejectWaiters(): void {
     for (const waiter of this.waiters.splice(0)) {
-      clearTimeout(waiter.timer);
+      stopTimer(this.options.clock, waiter.timer);
       waiter.reject(this.closedError());
     }
   }

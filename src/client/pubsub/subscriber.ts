@@ -10,6 +10,7 @@ import { Channel, type ChannelOptions, clientClosedError } from '../../transport
 import type { Command } from '../../transport/command.js';
 import { Health } from '../../transport/health.js';
 import { describeEndpoint } from '../../util/describe-endpoint.js';
+import { startTimer, stopTimer, type Timer } from '../../util/timers.js';
 import { observeConnections, traceCommand } from '../diagnostics.js';
 import type { CircuitGate } from '../node/circuit-gate.js';
 import { type PubSubErrorEvent, type PubSubErrorListener, PubSubErrors } from './pubsub-errors.js';
@@ -159,15 +160,20 @@ export class Subscriber {
     const channel = this.channel;
     if (channel === undefined) return;
     if (this.options.commandTimeout > 0) return channel.close();
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const clock = this.options.channel.clock;
+    let timer: Timer | undefined;
     const bound = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        channel.destroy();
-        resolve();
-      }, this.options.channel.connectTimeout);
+      timer = startTimer(
+        clock,
+        () => {
+          channel.destroy();
+          resolve();
+        },
+        this.options.channel.connectTimeout,
+      );
     });
     await Promise.race([channel.close(), bound]);
-    clearTimeout(timer);
+    stopTimer(clock, timer);
   }
 
   destroy(): void {

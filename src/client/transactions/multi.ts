@@ -158,6 +158,7 @@ export class Transaction<Conflict extends null = never> extends Commander {
       tracker: place.tracker,
       redirect: place.redirect,
       onEnd: context.onEnd,
+      clock: context.clock,
     });
     if (commandsTraced()) this.trace(live, run.promise, place.target);
     run.start();

@@ -16,6 +16,8 @@ import { Command, CommandFlags, CommandState } from '../../transport/command.js'
 import { Health, healthOf } from '../../transport/health.js';
 import { type AbortTarget, unwatchSignal, watchSignal } from '../../transport/signal-watch.js';
 import { discardedTransactionError } from './cluster-errors.js';
+import type { Clock } from '../../util/clock.js';
+import { startTimer } from '../../util/timers.js';
 
 /** The connection (or reconnecting channel) a transaction is written to; a Channel fits. */
 export interface TransactionTarget {
@@ -74,6 +76,8 @@ export interface TransactionRunOptions {
   readonly asking?: boolean | undefined;
   /** Redirects followed before this run. */
   readonly hops?: number | undefined;
+  /** The clock a redirect's backoff waits on (util/timers.ts). */
+  readonly clock: Clock;
 }
 
 /**
@@ -308,7 +312,7 @@ export class TransactionRun implements AbortTarget {
     });
     next.promise.then(this.resolveRun, this.rejectRun);
     if (place.delayMs === undefined) next.start();
-    else setTimeout(() => next.start(), place.delayMs).unref();
+    else startTimer(this.options.clock, () => next.start(), place.delayMs, true);
     return true;
   }
 

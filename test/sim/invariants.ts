@@ -1,0 +1,165 @@
+// What must hold after every run (issue 16 "Invariants"), checked against the simulated Redis's
+// log of executed commands: every caller settled, in time; every acknowledged write executed, and
+// once; a write executed without acknowledgement only behind an ambiguous error (`written: true`)
+// or its caller's abort; every reply the one its command asked for; errors that tell the truth
+// (`written: false` sent nothing, no reply deadline means no reply timeout, "client is closed" only
+// after close()); circuits that move only along the breaker's edges and wait out openDuration.
+import {
+  RespireCircuitOpenError,
+  RespireConnectionError,
+  RespireProtocolError,
+  RespireTimeoutError,
+} from '../../src/errors.js';
+import type { ExecutedCommand } from './redis.js';
+import { CHANNEL, type Op } from './workload.js';
+
+export interface Transition {
+  readonly from: string;
+  readonly to: string;
+  readonly time: number;
+}
+
+export interface RunFacts {
+  readonly ops: readonly Op[];
+  readonly log: readonly ExecutedCommand[];
+  readonly acquireTimeout: number;
+  readonly retryAttempts: number;
+  readonly jumps: readonly { at: number; ms: number }[];
+  /** When close() or destroy() was called. */
+  readonly closedAt: number;
+  readonly transitions: readonly Transition[];
+  /** openDuration of the circuit, when there is one. */
+  readonly openDuration: number | undefined;
+  /** What the pub/sub listener heard, in order. */
+  readonly heard: readonly { message: string; channel: string }[];
+}
+
+/** Timer delays are whole milliseconds, rounded up (deadline-timer.ts). */
+const TIMER_SLACK_MS = 2;
+const WRITE_TOKEN = /^[vcpxm]\d+$/;
+
+export function checkRun(facts: RunFacts): string[] {
+  const violations: string[] = [];
+  const executions = new Map<string, number>();
+  for (const entry of facts.log) {
+    for (const arg of entry.args)
+      if (WRITE_TOKEN.test(arg)) executions.set(arg, (executions.get(arg) ?? 0) + 1);
+  }
+  for (const op of facts.ops) {
+    const problem = checkOp(op, facts, executions);
+    if (problem !== undefined) violations.push(`op ${op.id} (${op.kind}): ${problem}`);
+  }
+  violations.push(...checkTransitions(facts.transitions, facts.openDuration));
+  violations.push(...checkMessages(facts.heard, facts.log));
+  return violations;
+}
+
+/**
+ * Pub/sub is at most once: every message heard was published, on the channel subscribed, heard
+ * once, and in the order the server ran the PUBLISHes (a reconnect may lose some, never reorder).
+ */
+function checkMessages(heard: RunFacts['heard'], log: readonly ExecutedCommand[]): string[] {
+  const order = new Map<string, number>();
+  for (const entry of log)
+    if (entry.args[0]?.toUpperCase() === 'PUBLISH') order.set(entry.args[2]!, order.size);
+  let last = -1;
+  const seen = new Set<string>();
+  for (const { message, channel } of heard) {
+    const position = order.get(message);
+    if (channel !== CHANNEL) return [`heard ${message} on ${channel}, which was never subscribed`];
+    if (position === undefined) return [`heard ${message}, which was never published`];
+    if (seen.has(message)) return [`heard ${message} twice`];
+    if (position < last) return [`heard ${message} out of publish order`];
+    seen.add(message);
+    last = position;
+  }
+  return [];
+}
+
+function checkOp(op: Op, facts: RunFacts, executions: Map<string, number>): string | undefined {
+  const outcome = op.outcome;
+  if (outcome === undefined || op.end === undefined) return 'never settled';
+  const counts = op.writes.map((token) => executions.get(token) ?? 0);
+  const twice = op.writes.find((_, i) => counts[i]! > 1);
+  if (twice !== undefined) return `${twice} executed ${executions.get(twice)} times`;
+  if (op.timeoutMs > 0) {
+    const jumped = facts.jumps.reduce((sum, jump) => sum + jump.ms, 0);
+    const bound =
+      op.start +
+      facts.retryAttempts * (facts.acquireTimeout + op.timeoutMs) +
+      (op.extraMs ?? 0) +
+      jumped +
+      TIMER_SLACK_MS;
+    if (op.end > bound) return `settled at ${op.end}, past its bound ${bound}`;
+  }
+  if (outcome.ok) {
+    const mismatch = op.check(outcome.value);
+    if (mismatch !== undefined) return `reply ${JSON.stringify(outcome.value)}: ${mismatch}`;
+    if (!op.fireAndForget && (op.acknowledges?.(outcome.value) ?? true)) {
+      const missing = op.writes.find((_, i) => counts[i] === 0);
+      if (missing !== undefined) return `acknowledged, but ${missing} was never executed`;
+    }
+    if (op.acknowledges?.(outcome.value) === false && counts.some((count) => count > 0)) {
+      return `answered ${JSON.stringify(outcome.value)}, but its writes were executed`;
+    }
+    return undefined;
+  }
+  const error = outcome.error;
+  const written = (error as { written?: unknown }).written;
+  const executed = counts.some((count) => count > 0);
+  if (executed && written === false)
+    return `failed with written: false, but was executed: ${describe(error)}`;
+  if (executed && error instanceof RespireCircuitOpenError)
+    return 'rejected by the circuit, but was executed';
+  // README: a malformed frame fails every command in flight with RespireProtocolError, which has
+  // no `written`: those commands were all written, so it is ambiguous too.
+  const ambiguous = written === true || error instanceof RespireProtocolError || op.abortedAt !== undefined;
+  if (executed && !ambiguous) {
+    return `executed without acknowledgement, and the error is not ambiguous: ${describe(error)}`;
+  }
+  if (error instanceof RespireTimeoutError && error.phase === 'response') {
+    if (op.noReplyDeadline === true) return `has no reply deadline, but timed out: ${describe(error)}`;
+    const timeoutMs = error.timeoutMs ?? 0;
+    if (op.end - op.start < timeoutMs - 1e-6) {
+      return `timed out after ${op.end - op.start} ms of ${timeoutMs}: ${describe(error)}`;
+    }
+  }
+  if (
+    error instanceof RespireConnectionError &&
+    error.message === 'the client is closed' &&
+    op.end < facts.closedAt
+  ) {
+    return 'told the client is closed before close()';
+  }
+  return undefined;
+}
+
+/** The circuit's edges (BREAKER.md): closed→open, open→half_open after openDuration, half_open→closed|open. */
+function checkTransitions(transitions: readonly Transition[], openDuration: number | undefined): string[] {
+  const edges = new Set(['closed>open', 'open>half_open', 'half_open>closed', 'half_open>open']);
+  const violations: string[] = [];
+  let state = 'closed';
+  let openedAt = 0;
+  for (const { from, to, time } of transitions) {
+    if (from !== state) violations.push(`circuit went ${from}→${to} at ${time}, but it was ${state}`);
+    if (!edges.has(`${from}>${to}`)) violations.push(`circuit took the edge ${from}→${to} at ${time}`);
+    if (to === 'open') openedAt = time;
+    if (
+      from === 'open' &&
+      to === 'half_open' &&
+      openDuration !== undefined &&
+      time - openedAt < openDuration - 1e-6
+    ) {
+      violations.push(
+        `circuit half-opened ${time - openedAt} ms after opening (openDuration ${openDuration})`,
+      );
+    }
+    state = to;
+  }
+  return violations;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}
