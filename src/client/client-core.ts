@@ -18,10 +18,10 @@ import {
   type CommandOptions,
   type ReplyTransform,
 } from '../transport/command.js';
+import { sleep } from '../util/timers.js';
 import { CacheFront } from './cache/cache-front.js';
 import type { ClientSideCacheStats } from './cache/client-side-cache.js';
 import { UncachedView } from './cache/uncached-view.js';
-import { sleep } from '../util/timers.js';
 import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
 import { DurableBatch, type DurableOptions } from './durable/durable-batch.js';

@@ -15,9 +15,9 @@ import type { RespValue } from '../../resp/types.js';
 import { Command, CommandFlags, CommandState } from '../../transport/command.js';
 import { Health, healthOf } from '../../transport/health.js';
 import { type AbortTarget, unwatchSignal, watchSignal } from '../../transport/signal-watch.js';
-import { discardedTransactionError } from './cluster-errors.js';
 import type { Clock } from '../../util/clock.js';
 import { startTimer } from '../../util/timers.js';
+import { discardedTransactionError } from './cluster-errors.js';
 
 /** The connection (or reconnecting channel) a transaction is written to; a Channel fits. */
 export interface TransactionTarget {
