@@ -43,7 +43,9 @@ describe('RespireFailoverGroup options', () => {
 
   it("names a member's own bad option under members[i].options", async () => {
     const bad = { name: 'west', weight: 1, options: { endpoints: ['127.0.0.1:1'], commandTimeout: -1 } };
-    expect((await refusal({ members: [member('east'), bad] })).option).toBe('members[1].options.commandTimeout');
+    expect((await refusal({ members: [member('east'), bad] })).option).toBe(
+      'members[1].options.commandTimeout',
+    );
   });
 
   it('refuses bad health-check settings and unknown names', async () => {

@@ -2,8 +2,8 @@
 // of them) with short probe settings, closed after each test, and a wait for the next switch.
 import { afterEach } from 'vitest';
 import {
-  type RespireFailoverGroupOptions,
   RespireFailoverGroup,
+  type RespireFailoverGroupOptions,
   type RespireOptions,
   type SwitchReason,
 } from '../../src/index.js';
