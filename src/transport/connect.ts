@@ -12,6 +12,7 @@ import {
 import type { RespValue } from '../resp/types.js';
 import type { Clock } from '../util/clock.js';
 import { Connection, type ConnectionEvents } from './connection.js';
+import type { Maintenance, MaintenanceMode } from './maintenance/maintenance.js';
 import { SlabReader } from './slab-reader.js';
 import { openSocket, type TlsOption } from './socket.js';
 
@@ -39,6 +40,8 @@ export interface ConnectionSettings {
   clock: Clock;
   /** Commands to run after the handshake (READONLY, CLIENT TRACKING, …); each must succeed. */
   setupCommands?: readonly (readonly string[])[] | undefined;
+  /** Maintenance notifications (PROTOCOL.md §5): the opt-in and the relaxed deadlines; none: disabled. */
+  maintenance?: Maintenance | undefined;
 }
 
 /** Error codes that mean the credentials were refused (PROTOCOL.md §1.4). */
@@ -78,6 +81,7 @@ export async function connect(settings: ConnectionSettings, events: ConnectionEv
       settings.returnBuffers,
       settings.commandTimeout ?? 0,
       reader,
+      settings.maintenance?.windows,
     );
     await raceAbort(handshake(connection, settings), deadline.signal);
     return connection;
@@ -124,9 +128,31 @@ async function handshake(connection: Connection, settings: ConnectionSettings): 
     connection.request(['CLIENT', 'SETINFO', 'LIB-NAME', LIBRARY_NAME]),
     connection.request(['CLIENT', 'SETINFO', 'LIB-VER', LIBRARY_VERSION]),
   ];
+  const maintenance = maintenanceOptIn(connection, settings.maintenance?.mode ?? 'disabled');
+  if (maintenance !== undefined)
+    (settings.maintenance?.mode === 'enabled' ? setup : optional).push(maintenance);
   if (settings.database !== 0) setup.push(connection.request(['SELECT', String(settings.database)]));
   for (const command of settings.setupCommands ?? []) setup.push(connection.request(command));
   await Promise.all([...setup, ...optional.map((request) => request.catch(() => null))]);
+}
+
+/**
+ * PROTOCOL.md §5: `CLIENT MAINT_NOTIFICATIONS ON` after HELLO 3, letting the server choose the
+ * endpoint type. `auto` sends it only over RESP3 and tolerates a refusal (Redis 7.0 refuses it);
+ * `enabled` fails the connection on a refusal, and over RESP2, where the pushes cannot arrive.
+ */
+function maintenanceOptIn(connection: Connection, mode: MaintenanceMode): Promise<RespValue> | undefined {
+  if (mode === 'disabled' || (mode === 'auto' && connection.protocol !== 3)) return undefined;
+  if (connection.protocol !== 3) {
+    return Promise.reject(
+      new RespireServerError("ERR maintenance: 'enabled' needs RESP3, and the server refused HELLO 3"),
+    );
+  }
+  const request = connection.request(['CLIENT', 'MAINT_NOTIFICATIONS', 'ON']);
+  if (mode === 'auto') return request;
+  return request.catch((error: Error) => {
+    throw new RespireServerError(`${error.message} (maintenance: 'enabled' needs maintenance notifications)`);
+  });
 }
 
 function isUnknownCommand(error: RespireServerError): boolean {

@@ -6,6 +6,8 @@
 import type { RespireEndpoint } from '../../errors.js';
 import { Channel, type ChannelOptions } from '../../transport/channel.js';
 import { type Command, CommandFlags } from '../../transport/command.js';
+import { Maintenance } from '../../transport/maintenance/maintenance.js';
+import { MaintenanceWindows } from '../../transport/maintenance/maintenance-windows.js';
 import { clientErrorReporter, observeConnections, traceCommand } from '../diagnostics.js';
 import type { ClientTelemetry } from '../metrics.js';
 import type { ResolvedOptions } from '../options.js';
@@ -58,9 +60,13 @@ export class EndpointNode {
         ? undefined
         : new CircuitGate({ ...options, circuitBreaker: options.circuitBreaker, telemetry }, circuits);
     this.gate = gate;
+    // PROTOCOL.md §5: one set of maintenance windows for the endpoint, shared by its connections;
+    // only the shared pipeline is handed over on MOVING (maintenance.ts).
+    const windows = new MaintenanceWindows(options.maintenanceRelaxedTimeout, options.clock);
     // diagnostics.ts `respire:client:error`: a `reconnect` function that failed (issue 19 #5).
     const channelOptions: ChannelOptions = {
       ...options,
+      maintenance: new Maintenance(options.maintenanceMode, windows, false),
       gate,
       setupCommands: settings.setupCommands,
       onReconnectPolicyError: clientErrorReporter(endpoint),
@@ -69,6 +75,7 @@ export class EndpointNode {
     const connections = observeConnections(endpoint, 'shared');
     this.main = new Channel({
       ...channelOptions,
+      maintenance: new Maintenance(options.maintenanceMode, windows, true),
       onConnect: () => {
         this.transactions.onConnect();
         connections.connected();
