@@ -51,6 +51,8 @@ export class ClusterNodes {
       node = this.factory.create(address.endpoint, {
         setupCommands: this.readOnlySetup,
         onReconnecting: this.onReconnecting,
+        // PROTOCOL.md §5: an SMIGRATED notification moved slots; the same rate-limited refresh.
+        onSlotsMigrated: this.onReconnecting,
         onShardChannelDropped: this.onShardChannelDropped,
       });
       this.nodes.set(address.key, node);

@@ -14,6 +14,7 @@ import {
 } from '../../src/index.js';
 import { type FakeServer, HELLO_3_REPLY, startFakeServer } from '../kit/fake-server.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
+import { waitUntil } from '../kit/wait-until.js';
 import { outcome, outcomeWithin, recordWritesTo, useTestClients } from './support.js';
 
 const server = useRedisServer();
@@ -179,5 +180,39 @@ describe('MOVING handoffs (fake server)', () => {
     await notify(target, client, push('MOVING', 3, 10, '127.0.0.1:1'));
     expect(await client.get('still')).toBe('still');
     expect((await target.connection(0)).commands.some(([, key]) => key === 'still')).toBe(true);
+  });
+});
+
+describe('SMIGRATED on a Cluster node (fake server)', () => {
+  it('refreshes the slot map', async () => {
+    let slotReads = 0;
+    const node = await startFakeServer({
+      script: [],
+      fallback: (args) => {
+        const command = args.slice(0, 2).join(' ').toUpperCase();
+        if (command === 'CLUSTER SLOTS') {
+          slotReads++;
+          const port = String(node.port);
+          return `*1\r\n*3\r\n:0\r\n:16383\r\n*2\r\n$9\r\n127.0.0.1\r\n:${port}\r\n`;
+        }
+        if (command === 'CLUSTER SHARDS') return "-ERR unknown subcommand 'SHARDS'\r\n";
+        return answer(args);
+      },
+    });
+    fakes.push(node);
+    const client = await open(node, { useCluster: true });
+    expect(await client.get('k')).toBe('k');
+    const before = slotReads;
+    const data = node.commands.findIndex(([name, key]) => name === 'GET' && key === 'k');
+    expect(data).toBeGreaterThanOrEqual(0);
+    // The data connection is the one that carried GET k; the server announces a slot migration on it.
+    const connections = await Promise.all(
+      Array.from({ length: node.connectionCount }, (_, i) => node.connection(i)),
+    );
+    const carrier = connections.find((connection) => connection.commands.some(([name]) => name === 'GET'))!;
+    await carrier.send(push('SMIGRATED', 12, '127.0.0.1:1,127.0.0.1:2,0-100'));
+    await waitUntil('a slot map refresh', async () => (slotReads > before ? true : `${slotReads} reads`), {
+      timeoutMs: 10_000,
+    });
   });
 });

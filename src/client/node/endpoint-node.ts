@@ -29,6 +29,8 @@ export interface EndpointNodeSettings {
   readonly setupCommands?: readonly (readonly string[])[] | undefined;
   /** Told each time the shared connection is lost or a reconnect fails (Cluster refreshes, Sentinel asks again). */
   readonly onReconnecting?: (() => void) | undefined;
+  /** The server announced that slots moved (SMIGRATED, PROTOCOL.md §5): Cluster refreshes. */
+  readonly onSlotsMigrated?: (() => void) | undefined;
   /** The server dropped a shard channel by itself (its slot moved): Cluster subscribes it anew. */
   readonly onShardChannelDropped?:
     | ((channel: string, listeners: ReadonlySet<PubSubListener>) => void)
@@ -66,7 +68,7 @@ export class EndpointNode {
     // diagnostics.ts `respire:client:error`: a `reconnect` function that failed (issue 19 #5).
     const channelOptions: ChannelOptions = {
       ...options,
-      maintenance: new Maintenance(options.maintenanceMode, windows, false),
+      maintenance: new Maintenance(options.maintenanceMode, windows, false, settings.onSlotsMigrated),
       gate,
       setupCommands: settings.setupCommands,
       onReconnectPolicyError: clientErrorReporter(endpoint),
@@ -75,7 +77,7 @@ export class EndpointNode {
     const connections = observeConnections(endpoint, 'shared');
     this.main = new Channel({
       ...channelOptions,
-      maintenance: new Maintenance(options.maintenanceMode, windows, true),
+      maintenance: new Maintenance(options.maintenanceMode, windows, true, settings.onSlotsMigrated),
       onConnect: () => {
         this.transactions.onConnect();
         connections.connected();

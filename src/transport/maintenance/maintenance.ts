@@ -25,6 +25,8 @@ export class Maintenance {
     readonly windows: MaintenanceWindows,
     /** Whether MOVING hands the channel over (the shared pipeline) or only relaxes (the others). */
     private readonly handoffs: boolean,
+    /** Cluster: SMIGRATED says slots moved; the router refreshes its slot map. */
+    private readonly onSlotsMigrated?: (() => void) | undefined,
   ) {}
 
   /** Takes a push frame that is a maintenance notification (returns true); leaves others alone. */
@@ -32,7 +34,8 @@ export class Maintenance {
     const notification = parseMaintenance(frame);
     if (notification === undefined) return false;
     if (notification.kind !== 'moving') {
-      this.windows.apply(notification);
+      const fresh = this.windows.apply(notification);
+      if (fresh && notification.type === 'SMIGRATED') this.onSlotsMigrated?.();
       return true;
     }
     const { seq, timeS } = notification;
