@@ -265,7 +265,7 @@ export class Channel implements HandoffChannel {
       }
     }
     if (this.queue.length === 0 && this.waiters.length === 0) this.notifyDrained();
-    else if (connection !== undefined && !connection.writable) this.stampQueued();
+    else if (this.writesPaused || (connection !== undefined && !connection.writable)) this.stampQueued();
   };
 
   /**

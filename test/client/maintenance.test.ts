@@ -164,11 +164,80 @@ describe('MOVING handoffs (fake server)', () => {
     expect(to.failures).toEqual([]);
   });
 
+  it('writes a transaction and a batch issued during the handoff whole on the replacement', async () => {
+    const from = await fake();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The replacement's handshake waits for the cue, so the handoff is still under way below.
+    const to = await startFakeServer({
+      script: (index) => (index === 0 ? [{ waitFor: held }] : []),
+      fallback: (args) => {
+        const name = args[0]!.toUpperCase();
+        if (name === 'MULTI') return '+OK\r\n';
+        if (name === 'SET') return '+QUEUED\r\n';
+        if (name === 'EXEC') return '*2\r\n+OK\r\n+OK\r\n';
+        return answer(args);
+      },
+    });
+    fakes.push(to);
+    const client = await open(from);
+    await notify(from, client, push('MOVING', 4, 10, `${to.host}:${to.port}`));
+    const tx = client.multi();
+    tx.set('a', '1');
+    tx.set('b', '2');
+    const committed = tx.exec();
+    const batch = client.batch();
+    const entries = Array.from({ length: 100 }, (_, i) => batch.get(`batch:${i}`));
+    const executed = batch.execute();
+    release();
+    expect(await committed).toEqual(['OK', 'OK']);
+    await executed;
+    expect(await Promise.all(entries)).toEqual(Array.from({ length: 100 }, (_, i) => `batch:${i}`));
+    const names = (fakeServer: FakeServer) => fakeServer.commands.map(([name]) => name!.toUpperCase());
+    expect(names(from)).not.toContain('MULTI');
+    expect(names(to).filter((name) => ['MULTI', 'SET', 'EXEC'].includes(name))).toEqual([
+      'MULTI',
+      'SET',
+      'SET',
+      'EXEC',
+    ]);
+    expect(from.commands.some(([, key]) => key?.startsWith('batch:'))).toBe(false);
+    expect(to.commands.filter(([, key]) => key?.startsWith('batch:'))).toHaveLength(100);
+  });
+
+  it('keeps the acquire deadline of commands waiting for the handoff', async () => {
+    const from = await fake();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const to = await startFakeServer({
+      script: (index) => (index === 0 ? [{ waitFor: held }] : []),
+      fallback: answer,
+    });
+    fakes.push(to);
+    const client = await open(from, { acquireTimeout: 200 });
+    await notify(from, client, push('MOVING', 5, 10, `${to.host}:${to.port}`));
+    const waiting = await outcomeWithin(client.get('late'), 2_000);
+    release();
+    expect(waiting).not.toBe('pending');
+    const error = (waiting as { error?: unknown }).error;
+    expect(error).toBeInstanceOf(RespireTimeoutError);
+    expect((error as RespireTimeoutError).phase).toBe('acquire');
+    expect((error as RespireTimeoutError).written).toBe(false);
+    expect(await client.get('next')).toBe('next');
+  });
+
   it('with no endpoint, reconnects to the configured one after half the announced time', async () => {
     const target = await fake();
     const client = await open(target);
-    await (await target.connection(0)).send(push('MOVING', 2, 0, null));
+    const announced = performance.now();
+    await (await target.connection(0)).send(push('MOVING', 2, 1, null));
     await target.connection(1);
+    // Half of the announced second, less the timer's rounding.
+    expect(performance.now() - announced).toBeGreaterThanOrEqual(490);
     expect(await client.get('later')).toBe('later');
     const second = await target.connection(1);
     expect(second.commands.some(([name, key]) => name === 'GET' && key === 'later')).toBe(true);
