@@ -18,12 +18,7 @@ export class RespireClient extends ClientCore {
   static async connect(options: RespireOptions): Promise<RespireClient> {
     const resolved = resolveOptions(options);
     const client = new RespireClient(resolved, routerFor(resolved));
-    try {
-      await client.start();
-    } catch (error) {
-      client.destroy();
-      throw error;
-    }
+    await client.start();
     return client;
   }
 }

@@ -240,9 +240,14 @@ export class ClientCore extends Commander {
     return this.close();
   }
 
-  /** Opens what `connect()` waits for (the router's first connections). */
-  protected start(): Promise<void> {
-    return this.router.start();
+  /** Opens what `connect()` waits for (the router's first connections); on failure, closes all. */
+  protected async start(): Promise<void> {
+    try {
+      await this.router.start();
+    } catch (error) {
+      this.destroy();
+      throw error;
+    }
   }
 
   /**

@@ -6,7 +6,8 @@
 // `switchTo(name)` switches by hand. What moves on a switch is member-switch.ts.
 import { ClientCore } from '../client/client-core.js';
 import { resolveOptions } from '../client/options.js';
-import type { PubSubErrorEvent, PubSubErrorListener } from '../client/pubsub/subscriber.js';
+import { PubSubErrors } from '../client/pubsub/pubsub-errors.js';
+import type { PubSubErrorListener } from '../client/pubsub/subscriber.js';
 import { RespireConfigurationError, RespireConnectionError } from '../errors.js';
 import { routerFor } from '../respire-client.js';
 import { systemClock } from '../util/clock.js';
@@ -39,6 +40,7 @@ export class RespireFailoverClient extends ClientCore {
     group: RespireFailoverGroup,
     router: FailoverRouter,
     private readonly groupPubSubListeners: Set<PubSubErrorListener>,
+    private readonly switchErrors: PubSubErrors,
   ) {
     const active = group.activeMember;
     super({ ...active.resolved, circuitBreaker: null, ...group.metricOptions }, () => router);
@@ -48,6 +50,7 @@ export class RespireFailoverClient extends ClientCore {
   override onPubSubError(listener: PubSubErrorListener): () => void {
     this.groupPubSubListeners.add(listener);
     const removers = this.members().map((client) => client.onPubSubError(listener));
+    removers.push(this.switchErrors.add(listener));
     return () => {
       this.groupPubSubListeners.delete(listener);
       for (const remove of removers) remove();
@@ -67,6 +70,8 @@ export class RespireFailoverGroup implements MemberSource {
   private readonly probers: HealthProber[];
   private readonly listeners = new Set<FailoverSwitchListener>();
   private readonly pubSubErrorListeners = new Set<PubSubErrorListener>();
+  /** Subscriptions a switch could not make again (member-switch.ts), told to the same listeners. */
+  private readonly switchErrors = new PubSubErrors();
   private readonly telemetry: FailoverTelemetry;
   private readonly failbackDelay: number;
   private switchedAt: number;
@@ -87,7 +92,12 @@ export class RespireFailoverGroup implements MemberSource {
       members.map((member) => member.name),
       () => this.activeMember.name,
     );
-    this.client = new RespireFailoverClient(this, new FailoverRouter(this), this.pubSubErrorListeners);
+    this.client = new RespireFailoverClient(
+      this,
+      new FailoverRouter(this),
+      this.pubSubErrorListeners,
+      this.switchErrors,
+    );
     this.probers = members.map(
       (member, i) =>
         new HealthProber(member.name, options.members[i]!.options, options.healthCheck, (ok) =>
@@ -225,7 +235,7 @@ export class RespireFailoverGroup implements MemberSource {
     // Committed before anything moves or any listener runs: new commands already go to `to`.
     this.activeMember = to;
     this.switchedAt = systemClock.now();
-    handOver(from.client!, to, from.name, this.reportPubSub);
+    handOver(from.client!, to, from.name, (error, event) => this.switchErrors.report(error, event));
     this.telemetry.switched(from.name, to.name, reason);
     for (const listener of [...this.listeners]) {
       try {
@@ -235,23 +245,6 @@ export class RespireFailoverGroup implements MemberSource {
       }
     }
   }
-
-  private readonly reportPubSub = (error: unknown, event: PubSubErrorEvent): void => {
-    if (this.pubSubErrorListeners.size === 0) {
-      process.emitWarning(
-        `${String(error)} (listen with group.client.onPubSubError)`,
-        'RespirePubSubWarning',
-      );
-      return;
-    }
-    for (const listener of [...this.pubSubErrorListeners]) {
-      try {
-        listener(error, event);
-      } catch (thrown) {
-        rethrowAsync(thrown);
-      }
-    }
-  };
 }
 
 /** The available member with the highest weight, the first listed among equals. */

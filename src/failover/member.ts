@@ -32,12 +32,7 @@ export class MemberClient extends ClientCore {
   /** Connects as RespireClient.connect does (rejects with its error). */
   static async open(resolved: ResolvedOptions): Promise<MemberClient> {
     const client = new MemberClient(resolved, new Set());
-    try {
-      await client.start();
-    } catch (error) {
-      client.destroy();
-      throw error;
-    }
+    await client.start();
     return client;
   }
 

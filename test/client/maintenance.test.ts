@@ -44,6 +44,22 @@ async function fake(): Promise<FakeServer> {
   return started;
 }
 
+/**
+ * A replacement server whose first connection's handshake waits until `release()`, so that a
+ * handoff to it is still under way meanwhile.
+ */
+async function heldFake(
+  fallback: (args: string[]) => string | undefined,
+): Promise<{ to: FakeServer; release: () => void }> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const to = await startFakeServer({ script: (index) => (index === 0 ? [{ waitFor: held }] : []), fallback });
+  fakes.push(to);
+  return { to, release };
+}
+
 async function open(target: FakeServer, options: Partial<RespireOptions> = {}): Promise<RespireClient> {
   const client = await RespireClient.connect({
     endpoints: [{ host: target.host, port: target.port }],
@@ -166,22 +182,13 @@ describe('MOVING handoffs (fake server)', () => {
 
   it('writes a transaction and a batch issued during the handoff whole on the replacement', async () => {
     const from = await fake();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
+    const { to, release } = await heldFake((args) => {
+      const name = args[0]!.toUpperCase();
+      if (name === 'MULTI') return '+OK\r\n';
+      if (name === 'SET') return '+QUEUED\r\n';
+      if (name === 'EXEC') return '*2\r\n+OK\r\n+OK\r\n';
+      return answer(args);
     });
-    // The replacement's handshake waits for the cue, so the handoff is still under way below.
-    const to = await startFakeServer({
-      script: (index) => (index === 0 ? [{ waitFor: held }] : []),
-      fallback: (args) => {
-        const name = args[0]!.toUpperCase();
-        if (name === 'MULTI') return '+OK\r\n';
-        if (name === 'SET') return '+QUEUED\r\n';
-        if (name === 'EXEC') return '*2\r\n+OK\r\n+OK\r\n';
-        return answer(args);
-      },
-    });
-    fakes.push(to);
     const client = await open(from);
     await notify(from, client, push('MOVING', 4, 10, `${to.host}:${to.port}`));
     const tx = client.multi();
@@ -209,15 +216,7 @@ describe('MOVING handoffs (fake server)', () => {
 
   it('keeps the acquire deadline of commands waiting for the handoff', async () => {
     const from = await fake();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const to = await startFakeServer({
-      script: (index) => (index === 0 ? [{ waitFor: held }] : []),
-      fallback: answer,
-    });
-    fakes.push(to);
+    const { to, release } = await heldFake(answer);
     const client = await open(from, { acquireTimeout: 200 });
     await notify(from, client, push('MOVING', 5, 10, `${to.host}:${to.port}`));
     const waiting = await outcomeWithin(client.get('late'), 2_000);
