@@ -95,13 +95,20 @@ export async function connect(settings: ConnectionSettings, events: ConnectionEv
 
 async function handshake(connection: Connection, settings: ConnectionSettings): Promise<void> {
   const { username, password, clientName } = settings;
+  const mode = settings.maintenance?.mode ?? 'disabled';
   let resp3 = false;
+  let optIn: Promise<RespValue> | undefined;
   if (settings.protocol === 3) {
     const hello: string[] = ['HELLO', '3'];
     if (password !== undefined) hello.push('AUTH', username ?? 'default', password);
     if (clientName !== undefined) hello.push('SETNAME', clientName);
+    const greeting = connection.request(hello);
+    // PROTOCOL.md §5: the opt-in goes right behind HELLO 3, which the server runs first, so it
+    // costs no round trip of its own; its outcome is judged once HELLO's is known (below).
+    optIn = mode === 'disabled' ? undefined : connection.request(['CLIENT', 'MAINT_NOTIFICATIONS', 'ON']);
+    optIn?.catch(() => null);
     try {
-      await connection.request(hello);
+      await greeting;
       resp3 = true;
     } catch (error) {
       // Servers before 6.0 have no HELLO; NOPROTO means no RESP3. Both continue in RESP2.
@@ -128,9 +135,8 @@ async function handshake(connection: Connection, settings: ConnectionSettings): 
     connection.request(['CLIENT', 'SETINFO', 'LIB-NAME', LIBRARY_NAME]),
     connection.request(['CLIENT', 'SETINFO', 'LIB-VER', LIBRARY_VERSION]),
   ];
-  const maintenance = maintenanceOptIn(connection, settings.maintenance?.mode ?? 'disabled');
-  if (maintenance !== undefined)
-    (settings.maintenance?.mode === 'enabled' ? setup : optional).push(maintenance);
+  const maintenance = maintenanceOutcome(optIn, mode, resp3);
+  if (maintenance !== undefined) (mode === 'enabled' ? setup : optional).push(maintenance);
   if (settings.database !== 0) setup.push(connection.request(['SELECT', String(settings.database)]));
   for (const command of settings.setupCommands ?? []) setup.push(connection.request(command));
   await Promise.all([...setup, ...optional.map((request) => request.catch(() => null))]);
@@ -138,19 +144,22 @@ async function handshake(connection: Connection, settings: ConnectionSettings): 
 
 /**
  * PROTOCOL.md §5: `CLIENT MAINT_NOTIFICATIONS ON` after HELLO 3, letting the server choose the
- * endpoint type. `auto` sends it only over RESP3 and tolerates a refusal (Redis 7.0 refuses it);
+ * endpoint type. `auto` tolerates a refusal (Redis 7.0 refuses it) and a connection left in RESP2;
  * `enabled` fails the connection on a refusal, and over RESP2, where the pushes cannot arrive.
  */
-function maintenanceOptIn(connection: Connection, mode: MaintenanceMode): Promise<RespValue> | undefined {
-  if (mode === 'disabled' || (mode === 'auto' && connection.protocol !== 3)) return undefined;
-  if (connection.protocol !== 3) {
+function maintenanceOutcome(
+  optIn: Promise<RespValue> | undefined,
+  mode: MaintenanceMode,
+  resp3: boolean,
+): Promise<RespValue> | undefined {
+  if (mode === 'disabled' || (mode === 'auto' && !resp3)) return undefined;
+  if (!resp3 || optIn === undefined) {
     return Promise.reject(
-      new RespireServerError("ERR maintenance: 'enabled' needs RESP3, and the server refused HELLO 3"),
+      new RespireServerError("ERR maintenance: 'enabled' needs RESP3, and the connection is RESP2"),
     );
   }
-  const request = connection.request(['CLIENT', 'MAINT_NOTIFICATIONS', 'ON']);
-  if (mode === 'auto') return request;
-  return request.catch((error: Error) => {
+  if (mode === 'auto') return optIn;
+  return optIn.catch((error: Error) => {
     throw new RespireServerError(`${error.message} (maintenance: 'enabled' needs maintenance notifications)`);
   });
 }
