@@ -26,6 +26,8 @@ export interface ExchangeContext {
   readonly sentinel: ResolvedSentinelOptions;
   readonly data: SentinelDataSettings;
   readonly clock: Clock;
+  /** Aborted when the watcher is closed: a conversation under way ends at once. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -77,6 +79,7 @@ function settings(
     commandTimeout: timeoutMs,
     returnBuffers: false,
     clock: context.clock,
+    signal: context.signal,
   };
 }
 
@@ -91,12 +94,16 @@ export async function exchange(
   commands: readonly (readonly string[])[],
 ): Promise<(RespValue | Error)[]> {
   const connection = await connect(settings, IGNORED_EVENTS);
+  const { signal } = settings;
+  const cancel = (): void => connection.destroy(signal?.reason);
+  signal?.addEventListener('abort', cancel, { once: true });
   try {
     const timeoutMs = settings.connectTimeout;
     return await Promise.all(
       commands.map((args) => connection.request(args, timeoutMs).catch((error: unknown) => asError(error))),
     );
   } finally {
+    signal?.removeEventListener('abort', cancel);
     connection.destroy(undefined);
   }
 }

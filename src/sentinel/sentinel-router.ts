@@ -11,11 +11,13 @@ import { endpointKey } from '../client/endpoint.js';
 import type { ClientCircuit } from '../client/node/circuit-gate.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { ResolvedOptions } from '../client/options.js';
+import type { PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
 import { ReplicaTurns, readsFromReplica } from '../client/replica-reads.js';
 import type { Router } from '../client/router.js';
 import { RespireConnectionError, type RespireEndpoint } from '../errors.js';
 import type { Command } from '../transport/command.js';
 import type { ResolvedSentinelOptions } from './options.js';
+import { ReadonlyWatch } from './readonly-watch.js';
 import { SentinelWatcher } from './sentinel-watcher.js';
 
 export class SentinelRouter implements Router {
@@ -27,6 +29,10 @@ export class SentinelRouter implements Router {
   /** `replicas` as an array, kept with it: a read picks from it without allocating. */
   private replicaList: EndpointNode[] = [];
   private readonly turns = new ReplicaTurns();
+  /** A READONLY reply from the primary (a demoted one) makes the watcher ask again (PROTOCOL.md §3.10). */
+  private readonly readonlyWatch = new ReadonlyWatch(() => {
+    if (!this.closed) this.watcher?.resolveAgain('readonly').catch(ignore);
+  });
   private closed = false;
 
   constructor(
@@ -76,7 +82,10 @@ export class SentinelRouter implements Router {
   send(command: Command<unknown>): void {
     const node = this.nodeFor(command);
     if (node instanceof Error) command.reject(node);
-    else node.send(command);
+    else {
+      if (node === this.primary) command.errorSink = this.readonlyWatch.sinkFor(command.errorSink);
+      node.send(command);
+    }
   }
 
   transactionNode(): EndpointNode {
@@ -117,6 +126,13 @@ export class SentinelRouter implements Router {
     for (const node of [...this.replicas.values(), ...this.retiring]) node.destroy();
   }
 
+  /** Sends again a command taken unwritten from a node that is gone; it keeps its deadline. */
+  private resend(command: Command<unknown>): void {
+    const node = this.nodeFor(command);
+    if (node instanceof Error) command.reject(node);
+    else node.send(command, false);
+  }
+
   /** The primary, or for a read-only command under `readFrom` a replica (round robin). */
   private nodeFor(command: Command<unknown>): EndpointNode | Error {
     const primary = this.primary!;
@@ -138,7 +154,9 @@ export class SentinelRouter implements Router {
 
   /**
    * The sentinels named a new primary (confirmed by ROLE): commands not yet written move to it and
-   * are admitted there; subscriptions are made again on it; the old one takes no new command.
+   * are admitted there (blocking ones too, from the hold where they wait out a dead primary);
+   * subscriptions are made again on it; the old one takes no new command. A transaction moves
+   * only whole, before any of it is written; one with MULTI out and EXEC not fails, unsent.
    */
   private switchPrimary(to: RespireEndpoint): void {
     const old = this.primary;
@@ -146,10 +164,17 @@ export class SentinelRouter implements Router {
     const next = this.makeNode(to);
     next.startInBackground();
     this.primary = next;
+    old.transactions.replaced({ target: next.transactionTarget, tracker: next.transactions });
     for (const command of old.main.takeUnwritten()) next.send(command, false);
+    old.moveBlocking((command) => this.resend(command));
+    // One subscribe command per kind, every name with all its listeners (not one per listener).
+    const byKind = new Map<SubscriptionKind, { names: string[]; listeners: PubSubListener[] }[]>();
     for (const { kind, name, listeners } of old.subscriber.confirmedSubscriptions()) {
-      for (const listener of listeners) next.subscriber.subscribe(kind, name, listener).catch(ignore);
+      const entries = byKind.get(kind) ?? [];
+      entries.push({ names: [name], listeners });
+      byKind.set(kind, entries);
     }
+    for (const [kind, entries] of byKind) next.subscriber.subscribeAll(kind, entries).catch(ignore);
     this.retiring.add(old);
     old.close().then(
       () => this.retiring.delete(old),
@@ -157,14 +182,19 @@ export class SentinelRouter implements Router {
     );
   }
 
-  /** Replica nodes follow the watcher's list: new ones made, gone ones closed. */
+  /**
+   * Replica nodes follow the watcher's list: new ones made, gone ones closed. Reads not yet written
+   * to a gone one move to another replica (or the primary under `replicaPreferred`) and are
+   * admitted there, keeping their deadline; with `readFrom: 'replica'` and none left they fail.
+   */
   private followReplicas(replicas: readonly RespireEndpoint[]): void {
     if (this.closed || this.options.readFrom === 'primary') return;
     const wanted = new Set(replicas.map(endpointKey));
+    const gone: EndpointNode[] = [];
     for (const [key, node] of this.replicas) {
       if (wanted.has(key)) continue;
       this.replicas.delete(key);
-      node.close().catch(ignore);
+      gone.push(node);
     }
     for (const replica of replicas) {
       const key = endpointKey(replica);
@@ -174,6 +204,11 @@ export class SentinelRouter implements Router {
       this.replicas.set(key, node);
     }
     this.replicaList = [...this.replicas.values()];
+    for (const node of gone) {
+      for (const command of node.main.takeUnwritten()) this.resend(command);
+      node.moveBlocking((command) => this.resend(command));
+      node.close().catch(ignore);
+    }
   }
 
   /**
@@ -182,6 +217,7 @@ export class SentinelRouter implements Router {
    */
   private makeNode(endpoint: RespireEndpoint, replica = false): EndpointNode {
     return this.factory.create(endpoint, {
+      holdBlockingWhileDown: true,
       onReconnecting: () => {
         if (!this.closed)
           this.watcher?.resolveAgain(replica ? 'replica reconnect' : 'reconnect').catch(ignore);

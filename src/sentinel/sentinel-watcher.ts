@@ -60,7 +60,7 @@ export class SentinelWatcher {
     private readonly options: SentinelWatcherOptions,
     context: DiscoveryContext,
     /** Shared with the context, so that discovery under way sees a close. */
-    private readonly lifecycle: { closed: boolean },
+    private readonly lifecycle: { closed: boolean; readonly abort: AbortController },
     primary: RespireEndpoint,
   ) {
     this.context = context;
@@ -79,8 +79,9 @@ export class SentinelWatcher {
    *   (two distinct messages naming it), or when the named primary never confirms.
    */
   static async start(options: SentinelWatcherOptions): Promise<SentinelWatcher> {
-    const lifecycle = { closed: false };
+    const lifecycle = { closed: false, abort: new AbortController() };
     const context: DiscoveryContext = {
+      signal: lifecycle.abort.signal,
       sentinel: options.sentinel,
       data: options.data,
       clock: options.clock,
@@ -155,6 +156,8 @@ export class SentinelWatcher {
   /** Stops at once; discovery under way fails at its next step. */
   destroy(): void {
     this.lifecycle.closed = true;
+    // Conversations under way (a black-holed sentinel's connect) end now, not at their timeout.
+    this.lifecycle.abort.abort(watcherClosed(this.options.sentinel.serviceName));
     this.monitor.stop();
     this.context.wakeup.wake();
     this.primaryListeners.clear();

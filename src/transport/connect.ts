@@ -40,6 +40,8 @@ export interface ConnectionSettings {
   clock: Clock;
   /** Commands to run after the handshake (READONLY, CLIENT TRACKING, …); each must succeed. */
   setupCommands?: readonly (readonly string[])[] | undefined;
+  /** Aborting it ends the attempt at once, with the signal's reason (a closed Sentinel watcher). */
+  signal?: AbortSignal | undefined;
   /** Maintenance notifications (PROTOCOL.md §5): the opt-in and the relaxed deadlines; none: disabled. */
   maintenance?: Maintenance | undefined;
 }
@@ -65,6 +67,10 @@ export async function connect(settings: ConnectionSettings, events: ConnectionEv
       ),
     connectTimeout,
   );
+  const { signal } = settings;
+  const cancel = (): void => deadline.abort(signal?.reason);
+  if (signal?.aborted) cancel();
+  else signal?.addEventListener('abort', cancel, { once: true });
   let connection: Connection | undefined;
   try {
     // TLS sockets have no `onread`; they emit 'data' as usual.
@@ -90,6 +96,7 @@ export async function connect(settings: ConnectionSettings, events: ConnectionEv
     throw asConnectionError(error, endpoint);
   } finally {
     clearTimeout(timer);
+    signal?.removeEventListener('abort', cancel);
   }
 }
 

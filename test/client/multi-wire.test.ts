@@ -3,48 +3,11 @@
 // left behind by a step that could not be written is closed with DISCARD.
 import { describe, expect, it } from 'vitest';
 import { Transaction } from '../../src/client/transactions/multi.js';
-import { type TransactionTarget, TransactionTracker } from '../../src/client/transactions/transaction-run.js';
+import { TransactionTracker } from '../../src/client/transactions/transaction-run.js';
 import { RespireCircuitOpenError, RespireConnectionError, RespireTimeoutError } from '../../src/index.js';
 import type { RespValue } from '../../src/resp/types.js';
-import { type Command, CommandState } from '../../src/transport/command.js';
 import { systemClock } from '../../src/util/clock.js';
-
-const endpoint = { host: '127.0.0.1', port: 6399 };
-
-/** Records what the transaction enqueues; the test plays the connection (writes and replies). */
-class ScriptedTarget implements TransactionTarget {
-  readonly endpoint = endpoint;
-  readonly queued: Command<unknown>[] = [];
-  readonly requests: (readonly (string | Buffer)[])[] = [];
-  connected = true;
-
-  get current() {
-    if (!this.connected) return undefined;
-    return {
-      request: (args: readonly (string | Buffer)[]): Promise<RespValue> => {
-        this.requests.push(args);
-        return Promise.resolve('OK');
-      },
-    };
-  }
-
-  enqueue(command: Command<unknown>): void {
-    this.queued.push(command);
-  }
-
-  /** Writes the first `count` queued commands, as Connection.writeFrom would. */
-  write(count: number): void {
-    for (const command of this.queued.slice(0, count)) command.state = CommandState.Written;
-  }
-
-  names(): string[] {
-    return this.queued.map((command) => String(command.args[0]));
-  }
-
-  unsent(): Command<unknown>[] {
-    return this.queued.filter((command) => command.state === CommandState.Queued);
-  }
-}
+import { endpoint, ScriptedTarget } from './scripted-target.js';
 
 function transaction(target: ScriptedTarget, tracker?: TransactionTracker) {
   const tx = new Transaction({ target, commandTimeout: 0, clock: systemClock, watched: false, tracker });

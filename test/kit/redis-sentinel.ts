@@ -1,7 +1,8 @@
 // Starts a primary, its replicas and Sentinels watching them (`redis-server <conf> --sentinel`) on
 // free loopback ports, waits until every sentinel agrees, drives failovers, and always stops them.
 // No vitest import here: `npm run bench` compiles and uses this file too (see vitest-redis.ts).
-import { type AdminOptions, type AdminTarget, adminCommand, type Reply } from './admin-command.js';
+import { type AdminOptions, type AdminTarget, adminCommand, fieldsOf, type Reply } from './admin-command.js';
+import { isPortFree } from './free-port.js';
 import { type AclUser, type RedisServer, startRedisServer } from './redis-server.js';
 import type { WireArgument } from './resp-wire.js';
 import { sentinelDisagreement } from './sentinel-view.js';
@@ -224,13 +225,25 @@ class RedisSentinelProcess implements RedisSentinelGroup {
     return this.stop();
   }
 
-  /** Wait until every sentinel names another primary than `oldPort`, then until all agree. */
+  /**
+   * Wait until every sentinel names another primary than `oldPort`, then until all agree. While one
+   * lags, the timeout's message says why it might (its failover state, epoch, TILT, and whether
+   * something else now listens on the old port), refreshed once a second to keep the load low.
+   */
   private async followSwitch(oldPort: number, options?: FailoverOptions): Promise<DataNode> {
+    let detail = '';
+    let detailAt = 0;
     await waitUntil(
       `the sentinels to promote a replica of ${oldPort}`,
       async () => {
         const ports = await Promise.all(this.watchers.map((_, index) => this.reportedPrimaryPort(index)));
-        if (ports.some((port) => port === oldPort || port !== ports[0])) return `sentinels report ${ports}`;
+        if (ports.some((port) => port === oldPort || port !== ports[0])) {
+          if (Date.now() - detailAt >= 1_000) {
+            detailAt = Date.now();
+            detail = await this.laggingDetail(ports, oldPort).catch((error: Error) => error.message);
+          }
+          return `sentinels report ${ports}; ${detail}`;
+        }
         this.primaryPort = ports[0]!;
         return true;
       },
@@ -238,6 +251,22 @@ class RedisSentinelProcess implements RedisSentinelGroup {
     );
     await this.settle(options);
     return this.primary;
+  }
+
+  /** What each sentinel still naming `oldPort` says of the service and of itself. */
+  private async laggingDetail(ports: readonly number[], oldPort: number): Promise<string> {
+    const lagging = ports.flatMap((port, index) => (port === oldPort ? [index] : []));
+    const views = await Promise.all(
+      lagging.map(async (index) => {
+        const master = fieldsOf(await this.sentinelCommand(index, ['SENTINEL', 'MASTER', this.serviceName]));
+        const info = String(await this.sentinelCommand(index, ['INFO', 'sentinel']));
+        const tilt = /sentinel_tilt:(\d+)/.exec(info)?.[1];
+        const fields = ['flags', 'failover-state', 'config-epoch', 'num-other-sentinels'];
+        return `sentinel ${this.watchers[index]!.port}: ${fields.map((f) => `${f}=${master[f]}`).join(' ')} tilt=${tilt}`;
+      }),
+    );
+    const reused = this.down.has(oldPort) && !(await isPortFree(oldPort));
+    return `${views.join('; ')}${reused ? `; port ${oldPort} is taken by another process` : ''}`;
   }
 
   private async reportedPrimaryPort(index: number): Promise<number> {

@@ -14,6 +14,7 @@ import type { ResolvedOptions } from '../options.js';
 import { type PubSubListener, Subscriber } from '../pubsub/subscriber.js';
 import { type TransactionTarget, TransactionTracker } from '../transactions/transaction-run.js';
 import { type SessionPool, WatchSessions } from '../transactions/watch-session.js';
+import { BlockingHold } from './blocking-hold.js';
 import { CircuitGate, type ClientCircuit, type circuitRegistry } from './circuit-gate.js';
 import { DedicatedPool } from './dedicated-pool.js';
 
@@ -29,6 +30,12 @@ export interface EndpointNodeSettings {
   readonly setupCommands?: readonly (readonly string[])[] | undefined;
   /** Told each time the shared connection is lost or a reconnect fails (Cluster refreshes, Sentinel asks again). */
   readonly onReconnecting?: (() => void) | undefined;
+  /**
+   * Blocking commands whose dedicated connection cannot be opened (the endpoint is down) wait for
+   * the router to move them or for the endpoint to come back, under their acquire deadline
+   * (blocking-hold.ts); without this they fail at once. Sentinel sets it.
+   */
+  readonly holdBlockingWhileDown?: boolean | undefined;
   /** The server announced that slots moved (SMIGRATED, PROTOCOL.md §5): Cluster refreshes. */
   readonly onSlotsMigrated?: (() => void) | undefined;
   /** The server dropped a shard channel by itself (its slot moved): Cluster subscribes it anew. */
@@ -51,6 +58,7 @@ export class EndpointNode {
   private readonly dedicated: DedicatedPool;
   /** Lends dedicated connections to blocking commands and WATCH sessions, through the circuit. */
   private readonly lender: SessionPool;
+  private readonly hold: BlockingHold | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly settings: EndpointNodeSettings) {
@@ -81,6 +89,7 @@ export class EndpointNode {
       onConnect: () => {
         this.transactions.onConnect();
         connections.connected();
+        this.hold?.retryAll();
       },
       onDisconnect: connections.disconnected,
       onReconnectScheduled: (attempt, delay, cause) => {
@@ -88,6 +97,9 @@ export class EndpointNode {
         settings.onReconnecting?.();
       },
     });
+    this.hold = settings.holdBlockingWhileDown
+      ? new BlockingHold({ ...options, retry: (command) => this.runDedicated(command, undefined) })
+      : undefined;
     this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
     this.lender = this.dedicatedLender();
     this.sessions = new WatchSessions(this.lender, {
@@ -135,8 +147,17 @@ export class EndpointNode {
     else enqueueAfter(this.main, prefix, command);
   }
 
+  /**
+   * The node is replaced (a new Sentinel primary): blocking commands held here, and those whose
+   * dedicated connection fails from now on, go to `forward` (seed 000: moved before acceptance).
+   */
+  moveBlocking(forward: (command: Command<unknown>) => void): void {
+    this.hold?.moveTo(forward);
+  }
+
   /** Waits for every reply in flight, then closes every connection of the node. */
   close(): Promise<void> {
+    this.hold?.close();
     this.closing ??= Promise.all([
       this.main.close(),
       this.dedicated.close(),
@@ -148,6 +169,7 @@ export class EndpointNode {
 
   /** Closes every connection at once; what is queued or in flight rejects. */
   destroy(): void {
+    this.hold?.close();
     this.main.destroy();
     this.dedicated.destroy();
     this.sessions.destroyAll();
@@ -188,7 +210,9 @@ export class EndpointNode {
           },
         );
       },
-      (error) => command.reject(error),
+      (error) => {
+        if (this.hold?.hold(command, error) !== true) command.reject(error);
+      },
     );
   }
 }

@@ -69,8 +69,30 @@ export class Subscriber {
     } catch (error) {
       return Promise.reject(error);
     }
-    const { fresh, existing, added } = this.registry.add(kind, list, listener);
-    const waits = existing.map((entry) => entry.ready);
+    return this.subscribeAll(kind, [{ names: list, listeners: [listener] }]);
+  }
+
+  /**
+   * Each of `entries`' listeners on each of its names, with one subscribe command for every name
+   * nobody listened to yet (a Sentinel switch moves all of a node's subscriptions of a kind so).
+   * Resolves once the server confirmed every name; on failure the listeners are taken back.
+   */
+  subscribeAll(
+    kind: SubscriptionKind,
+    entries: readonly { readonly names: readonly string[]; readonly listeners: readonly PubSubListener[] }[],
+  ): Promise<void> {
+    if (this.closed) return Promise.reject(clientClosedError(this.options.channel.endpoint));
+    const fresh: Subscription[] = [];
+    const waits: Promise<void>[] = [];
+    const added: { entries: Subscription[]; listener: PubSubListener }[] = [];
+    for (const { names, listeners } of entries) {
+      for (const listener of listeners) {
+        const result = this.registry.add(kind, names, listener);
+        fresh.push(...result.fresh);
+        for (const entry of result.existing) waits.push(entry.ready);
+        added.push({ entries: result.added, listener });
+      }
+    }
     if (fresh.length > 0) {
       const ready = this.sendSubscribe(kind, fresh).then(() => {
         for (const entry of fresh) if (entry.ready === ready) entry.confirmed = true;
@@ -84,8 +106,11 @@ export class Subscriber {
       () => undefined,
       (error: unknown) => {
         // Only the entries this call added to: a later subscribe of the same name keeps its own.
-        const emptied = this.registry.takeBack(kind, added, listener);
-        if (emptied.length > 0) this.sendUnsubscribe(kind, emptied).catch(ignore);
+        const emptied = new Set<string>();
+        for (const { entries: taken, listener } of added) {
+          for (const name of this.registry.takeBack(kind, taken, listener)) emptied.add(name);
+        }
+        if (emptied.size > 0) this.sendUnsubscribe(kind, [...emptied]).catch(ignore);
         throw error;
       },
     );

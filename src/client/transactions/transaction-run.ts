@@ -93,6 +93,11 @@ export class TransactionTracker {
   readonly onConnect = (): void => {
     for (const run of this.runs) run.onNewConnection();
   };
+
+  /** The node is replaced (a Sentinel switch): each run moves to `place` or ends (onNodeReplaced). */
+  replaced(place: TransactionPlace): void {
+    for (const run of [...this.runs]) run.onNodeReplaced(place);
+  }
 }
 
 /** One wire command of a transaction. Its promise is never observed; outcomes go to the run. */
@@ -145,7 +150,7 @@ export class TransactionRun implements AbortTarget {
 
   constructor(
     private readonly entries: readonly Command<unknown>[],
-    private readonly options: TransactionRunOptions,
+    private options: TransactionRunOptions,
   ) {
     this.multiAt = options.asking ? 1 : 0;
     this.promise = new Promise((resolve, reject) => {
@@ -217,6 +222,33 @@ export class TransactionRun implements AbortTarget {
       endpoint: this.options.target.endpoint,
       written: false,
     });
+    this.dropUnwritten(error);
+    this.end(error, false);
+  }
+
+  /**
+   * Its node was replaced (a Sentinel switch; seed 000: before acceptance, unwatched transactions
+   * move to the new primary). With nothing written, the run now belongs to `place` (the router
+   * moves its queued steps there, in order, with the rest of the queue). With MULTI out but EXEC
+   * not, the rest must never be written outside MULTI: it fails, unsent. With EXEC out, it ends
+   * where it is (its reply, or `written: true` with the connection).
+   */
+  onNodeReplaced(place: TransactionPlace): void {
+    const exec = this.steps[this.steps.length - 1]!;
+    if (this.steps[0]!.state === CommandState.Queued) {
+      this.options.tracker?.delete(this);
+      this.options = { ...this.options, target: place.target, tracker: place.tracker };
+      place.tracker?.add(this);
+      return;
+    }
+    if (exec.state !== CommandState.Queued) return;
+    const error = new RespireConnectionError(
+      'the primary was replaced during a transaction; EXEC was not sent',
+      {
+        endpoint: this.options.target.endpoint,
+        written: false,
+      },
+    );
     this.dropUnwritten(error);
     this.end(error, false);
   }
