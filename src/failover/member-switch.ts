@@ -55,33 +55,38 @@ const SUBSCRIBE: Readonly<Record<SubscriptionKind, 'subscribe' | 'psubscribe' | 
   shard: 'ssubscribe',
 };
 
+/** Confirmed subscriptions move: one subscribe per kind and listener, with all its names. */
 function moveSubscriptions(
   from: MemberClient,
   to: MemberClient,
   toName: string,
   report: SwitchPubSubReporter,
 ): void {
-  const moved: { kind: SubscriptionKind; name: string; listener: PubSubListener }[] = [];
+  const moved = new Map<SubscriptionKind, Map<PubSubListener, string[]>>();
   for (const node of from.memberRouter.subscriberNodes()) {
     for (const { kind, name, listeners } of node.subscriber.confirmedSubscriptions()) {
-      for (const listener of listeners) moved.push({ kind, name, listener });
+      const byListener = moved.get(kind) ?? new Map<PubSubListener, string[]>();
+      moved.set(kind, byListener);
+      for (const listener of listeners) byListener.set(listener, [...(byListener.get(listener) ?? []), name]);
     }
   }
-  if (moved.length === 0) return;
+  if (moved.size === 0) return;
   from.unsubscribe().catch(ignore);
   from.punsubscribe().catch(ignore);
   from.sunsubscribe().catch(ignore);
-  for (const { kind, name, listener } of moved) {
-    to[SUBSCRIBE[kind]](name, listener).catch((error: unknown) =>
-      report(
-        new RespireConnectionError(`the failover group could not subscribe again on ${toName}`, {
-          endpoint: to.endpoint,
-          cause: error,
-          written: false,
-        }),
-        { source: 'restore', kind, names: [name] },
-      ),
-    );
+  for (const [kind, byListener] of moved) {
+    for (const [listener, names] of byListener) {
+      to[SUBSCRIBE[kind]](names, listener).catch((error: unknown) =>
+        report(
+          new RespireConnectionError(`the failover group could not subscribe again on ${toName}`, {
+            endpoint: to.endpoint,
+            cause: error,
+            written: false,
+          }),
+          { source: 'restore', kind, names },
+        ),
+      );
+    }
   }
 }
 

@@ -5,12 +5,12 @@
 // (failback after the delay); a black-holed member through the fault proxy; commands not yet
 // accepted by the old member moving to the new one; a member down when the group connects.
 import { describe, expect, it } from 'vitest';
-import { RespireClient, type RespireMeter } from '../../src/index.js';
+import type { RespireMeter } from '../../src/index.js';
 import { outcomeWithin } from '../client/support.js';
 import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { waitUntil } from '../kit/wait-until.js';
-import { HEALTH, MARGIN_MS, recordSwitches, useGroups } from './support.js';
+import { HEALTH, MARGIN_MS, recordSwitches, useGroups, withClient } from './support.js';
 
 const DURABLE = { configLines: ['appendonly yes', 'appendfsync always'] };
 const east = useRedisServer(DURABLE);
@@ -19,15 +19,6 @@ const groups = useGroups();
 
 /** The longest a switch may take after a member stops answering: the probes' rule plus slack. */
 const SWITCH_BOUND_MS = HEALTH.interval * HEALTH.failuresToSwitch + HEALTH.timeout + MARGIN_MS;
-
-async function withClient<T>(port: number, body: (client: RespireClient) => Promise<T>): Promise<T> {
-  const client = await RespireClient.connect({ endpoints: [{ host: '127.0.0.1', port }] });
-  try {
-    return await body(client);
-  } finally {
-    await client.close();
-  }
-}
 
 async function proxyTo(port: number, mode: 'pass' | 'refuse' = 'pass'): Promise<FaultProxy> {
   return startFaultProxy({ target: { host: '127.0.0.1', port }, mode });

@@ -12,19 +12,14 @@ import {
 } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { waitUntil } from '../kit/wait-until.js';
-import { HEALTH, recordSwitches, useGroups } from './support.js';
+import { HEALTH, recordSwitches, useGroups, withClient } from './support.js';
 
 const east = useRedisServer();
 const west = useRedisServer();
 const groups = useGroups();
 
-async function valueOn(port: number, key: string): Promise<string | null> {
-  const client = await RespireClient.connect({ endpoints: [{ host: '127.0.0.1', port }] });
-  try {
-    return await client.get(key);
-  } finally {
-    await client.close();
-  }
+function valueOn(port: number, key: string): Promise<string | null> {
+  return withClient(port, (client) => client.get(key));
 }
 
 describe('RespireFailoverGroup', () => {
@@ -63,8 +58,9 @@ describe('RespireFailoverGroup', () => {
     const group = await groups.connect({ east: east.port, west: west.port }, { failbackDelay: 600_000 });
     const switches = recordSwitches(group);
     const messages: string[] = [];
-    await group.client.subscribe('fg:news', (message) => messages.push(String(message)));
+    await group.client.subscribe(['fg:news', 'fg:sports'], (message) => messages.push(String(message)));
     const session = await group.client.watch(['fg:w']);
+    await withClient(west.port, (client) => client.send(['CONFIG', 'RESETSTAT']));
 
     group.switchTo('west');
     expect(group.active).toBe('west');
@@ -106,6 +102,9 @@ describe('RespireFailoverGroup', () => {
         },
         { timeoutMs: 5_000 },
       );
+      // Both channels of the listener in one SUBSCRIBE.
+      const stats = String(await westPublisher.send(['INFO', 'commandstats']));
+      expect(/cmdstat_subscribe:calls=(\d+)/.exec(stats)?.[1]).toBe('1');
       await westPublisher.publish('fg:news', 'from west');
       await waitUntil('the message', async () => (messages.length > 0 ? true : 'none yet'), {
         timeoutMs: 5_000,

@@ -2,6 +2,7 @@
 // of them) with short probe settings, closed after each test, and a wait for the next switch.
 import { afterEach } from 'vitest';
 import {
+  RespireClient,
   RespireFailoverGroup,
   type RespireFailoverGroupOptions,
   type RespireOptions,
@@ -76,4 +77,14 @@ export function recordSwitches(group: RespireFailoverGroup): {
     all,
     next: () => new Promise((resolve) => waiters.push(resolve)),
   };
+}
+
+/** A plain client of the server on `port` for `body`, closed after it (to look at a member's data). */
+export async function withClient<T>(port: number, body: (client: RespireClient) => Promise<T>): Promise<T> {
+  const client = await RespireClient.connect({ endpoints: [{ host: '127.0.0.1', port }] });
+  try {
+    return await body(client);
+  } finally {
+    await client.close();
+  }
 }
