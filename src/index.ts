@@ -1,6 +1,9 @@
 // Public entry point of the `respire` package.
 
 export type { RespireCircuitBreakerOptions } from './breaker/index.js';
+export type { RespireClientSideCacheOptions } from './client/cache/cache-options.js';
+export type { ClientSideCacheStats } from './client/cache/client-side-cache.js';
+export type { UncachedView } from './client/cache/uncached-view.js';
 export type { RedisArgument } from './client/commands/caller.js';
 export type { RedisCommands } from './client/commands/index.js';
 export type { ScanCursor } from './client/commands/scan.js';

@@ -18,6 +18,9 @@ import {
   type CommandOptions,
   type ReplyTransform,
 } from '../transport/command.js';
+import { CacheFront } from './cache/cache-front.js';
+import type { ClientSideCacheStats } from './cache/client-side-cache.js';
+import { UncachedView } from './cache/uncached-view.js';
 import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
 import { checkedPrefix, KeyPrefixView } from './key-prefix-view.js';
@@ -32,6 +35,7 @@ import { refusedCommand } from './refused-commands.js';
 import type { Router } from './router.js';
 import { errorSinkFor } from './scripting.js';
 import { Batch, type BatchDispatcher } from './transactions/batch.js';
+import { watchAskError } from './transactions/cluster-errors.js';
 import { Transaction } from './transactions/multi.js';
 import type { TransactionPlace } from './transactions/transaction-run.js';
 import type { WatchSession } from './transactions/watch-session.js';
@@ -57,6 +61,8 @@ export class ClientCore extends Commander {
   private readonly errorSink: ((error: unknown) => void) | undefined;
   /** Pub/sub error listeners, added to every node's subscriber (present and future). */
   private readonly pubSubErrorListeners = new Set<PubSubErrorListener>();
+  /** The client-side cache (cache/cache-front.ts); none without `clientSideCache`. */
+  private readonly cache: CacheFront | undefined;
 
   protected constructor(
     private readonly options: ResolvedOptions,
@@ -69,6 +75,10 @@ export class ClientCore extends Commander {
       options.circuitBreaker === null
         ? undefined
         : circuitRegistry({ ...options, circuitBreaker: options.circuitBreaker });
+    this.cache =
+      options.clientSideCache === null
+        ? undefined
+        : new CacheFront(options.clientSideCache, options.clock, this.telemetry, () => this.router.endpoint);
     this.router = makeRouter({
       create: (endpoint, extras) => {
         const node = new EndpointNode({
@@ -77,6 +87,7 @@ export class ClientCore extends Commander {
           telemetry: this.telemetry,
           errorSink: this.errorSink,
           circuits,
+          cache: this.cache?.cache,
         });
         for (const listener of this.pubSubErrorListeners) node.subscriber.onError(listener);
         return node;
@@ -89,6 +100,19 @@ export class ClientCore extends Commander {
         for (const command of commands) if (!command.settled) this.route(command);
       },
     };
+  }
+
+  /** What the client-side cache holds and has done; undefined without `clientSideCache`. */
+  get cacheStats(): ClientSideCacheStats | undefined {
+    return this.cache?.cache.stats;
+  }
+
+  /**
+   * A view that reads through the client-side cache to Redis, sharing this client's connections
+   * and circuits; its writes still invalidate the cache.
+   */
+  withoutCache(): UncachedView {
+    return new UncachedView(this);
   }
 
   /** The data endpoint: the configured one, or in Cluster mode the first seed. */
@@ -124,11 +148,15 @@ export class ClientCore extends Commander {
     options: CommandOptions | undefined,
     flags = 0,
   ): Promise<T> {
+    // The client-side cache answers a hit itself; `cached` sends a miss with its placeholder.
+    const answer = this.cache?.answer(args, transform, options, flags, this.errorSink) ?? false;
+    if (typeof answer === 'object') return answer;
+    const cached = answer;
     if (this.options.retryAttempts <= 1) {
-      return this.callOnce(args, transform, options, flags, this.errorSink);
+      return this.callOnce(args, transform, options, flags, this.errorSink, cached);
     }
     // With retries only the last attempt's error reaches the caller, so only it is counted.
-    const promise = this.callWithRetry(args, transform, options, flags);
+    const promise = this.callWithRetry(args, transform, options, flags, cached);
     const errorSink = errorSinkFor(this.errorSink, flags);
     if (errorSink !== undefined) promise.catch(errorSink);
     return promise;
@@ -198,6 +226,7 @@ export class ClientCore extends Commander {
   multi(): Transaction {
     return new Transaction({
       route: (entries) => {
+        if (this.cache !== undefined) for (const entry of entries) this.cache.cache.written(entry.args);
         const node = this.router.transactionNode(entries);
         return node instanceof Error ? node : this.transactionPlace(node);
       },
@@ -227,12 +256,14 @@ export class ClientCore extends Commander {
    * reject with RespireConnectionError (`written: false`).
    */
   close(): Promise<void> {
+    this.cache?.stop();
     this.closing ??= this.router.close();
     return this.closing;
   }
 
   /** Closes every connection at once; what is queued or in flight rejects. */
   destroy(): void {
+    this.cache?.stop();
     this.router.destroy();
   }
 
@@ -253,7 +284,7 @@ export class ClientCore extends Commander {
   /**
    * WATCH on `node`; in Cluster mode a WATCH that meets MOVED (or TRYAGAIN) opens the session where
    * the router says, as a transaction would go (`transactionRedirect`). After ASK the session's
-   * MULTI would need ASKING too: that error reaches the caller.
+   * MULTI would need ASKING too: the caller gets the ASK, saying so (watchAskError).
    */
   private async watchOn(node: EndpointNode, keys: RedisArgument[], hops: number): Promise<WatchSession> {
     try {
@@ -263,7 +294,8 @@ export class ClientCore extends Commander {
         error instanceof RespireServerError
           ? this.router.transactionRedirect?.(error, hops + 1, node, false)
           : undefined;
-      if (next === undefined || next.asking) throw error;
+      if (next?.asking) throw watchAskError(error as RespireServerError, keys.length);
+      if (next === undefined) throw error;
       if (next.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, next.delayMs));
       return this.watchOn(next.node, keys, hops + 1);
     }
@@ -320,9 +352,13 @@ export class ClientCore extends Commander {
     transform: ReplyTransform<T> | undefined,
     options: CommandOptions | undefined,
     flags: number,
-    errorSink?: (error: unknown) => void,
+    errorSink: ((error: unknown) => void) | undefined,
+    cached: boolean,
   ): Promise<T> {
-    const command = prepareCommand(args, transform, options, flags, this.options.commandTimeout, errorSink);
+    const timeout = this.options.commandTimeout;
+    const command = cached
+      ? this.cache!.prepare(args, transform, options, flags, timeout, errorSink)
+      : prepareCommand(args, transform, options, flags, timeout, errorSink);
     if (!command.settled) this.route(command as Command<unknown>);
     return command.promise;
   }
@@ -337,6 +373,8 @@ export class ClientCore extends Commander {
       command.reject(refusal);
       return;
     }
+    // Read your writes: what the command may write leaves the cache before it is sent.
+    this.cache?.cache.written(command.args);
     this.router.send(command);
   }
 
@@ -345,6 +383,7 @@ export class ClientCore extends Commander {
     transform: ReplyTransform<T> | undefined,
     options: CommandOptions | undefined,
     flags: number,
+    cached: boolean,
   ): Promise<T> {
     // Each attempt is a new command, admitted on its own right before its write, and its outcome
     // recorded on its own (BREAKER.md 17); a circuit rejection ends the loop (mayRetry).
@@ -355,6 +394,8 @@ export class ClientCore extends Commander {
           transform,
           options,
           attempt === 1 ? flags : flags | CommandFlags.Retry,
+          undefined,
+          cached,
         );
       } catch (error) {
         if (attempt >= this.options.retryAttempts || !mayRetry(error, args)) throw error;

@@ -134,7 +134,8 @@ export function argumentText(arg: RespArgument): string {
   return Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength).toString('latin1');
 }
 
-function specFromRow(row: CommandRow): CommandSpec {
+/** A table row as a spec (also a `COMMAND INFO` reply's, for commands the table does not know). */
+export function specFromRow(row: CommandRow): CommandSpec {
   const [name, arity, flags, firstKey, lastKey, keyStep, aclCategories, tips, keySpecs, subcommands] = row;
   return {
     name,

@@ -39,6 +39,8 @@ export const RespireMetricGroups = Object.freeze({
   Commands: 'commands',
   /** `respire.command.retries`: each retry attempt of the `retry` option. */
   Retries: 'retries',
+  /** `respire.cache.*`: client-side cache hits, misses, evictions and invalidations. */
+  Cache: 'cache',
 } as const);
 
 export type RespireMetricGroup = (typeof RespireMetricGroups)[keyof typeof RespireMetricGroups];
@@ -67,6 +69,27 @@ export const Instruments = {
     name: 'respire.command.retries',
     unit: '{retry}',
     description: 'Retry attempts of commands, each counted when it is issued.',
+  },
+  cacheHits: {
+    name: 'respire.cache.hits',
+    unit: '{hit}',
+    description: 'Reads the client-side cache answered without sending them.',
+  },
+  cacheMisses: {
+    name: 'respire.cache.misses',
+    unit: '{miss}',
+    description: 'Cacheable reads the client-side cache could not answer, sent to Redis.',
+  },
+  cacheEvictions: {
+    name: 'respire.cache.evictions',
+    unit: '{entry}',
+    description: 'Client-side cache entries dropped by maxEntries, maxBytes or ttl.',
+  },
+  cacheInvalidations: {
+    name: 'respire.cache.invalidations',
+    unit: '{entry}',
+    description:
+      'Client-side cache entries dropped because Redis or the client changed their key, or their tracking connection was lost.',
   },
 } as const;
 
@@ -125,12 +148,15 @@ export class ClientTelemetry {
   readonly errorMetrics: boolean;
   /** `respire.command.retries` is recorded. */
   readonly retryMetrics: boolean;
+  /** `respire.cache.*` are recorded. */
+  readonly cacheMetrics: boolean;
   private readonly meter: RespireMeter | null;
   private readonly tags = new EndpointTagCache();
   private transitions: RespireCounter | undefined;
   private rejections: RespireCounter | undefined;
   private errors: RespireCounter | undefined;
   private retries: RespireCounter | undefined;
+  private cacheCounters: readonly RespireCounter[] | undefined;
   private warned = false;
 
   constructor(options: ResolvedMetricOptions) {
@@ -139,6 +165,7 @@ export class ClientTelemetry {
     this.circuitMetrics = has(RespireMetricGroups.Resiliency);
     this.errorMetrics = has(RespireMetricGroups.Commands);
     this.retryMetrics = has(RespireMetricGroups.Retries);
+    this.cacheMetrics = has(RespireMetricGroups.Cache);
   }
 
   /**
@@ -173,6 +200,24 @@ export class ClientTelemetry {
     this.add(this.retries, this.tags.of(endpoint).base);
   }
 
+  /**
+   * Client-side cache activity since the last call (cache/cache-meter.ts reports in batches, so a
+   * hit costs an increment, not a meter call): hits, misses, evictions, invalidations.
+   */
+  cacheActivity(endpoint: RespireEndpoint, counts: readonly [number, number, number, number]): void {
+    if (!this.cacheMetrics) return;
+    this.cacheCounters ??= [
+      Instruments.cacheHits,
+      Instruments.cacheMisses,
+      Instruments.cacheEvictions,
+      Instruments.cacheInvalidations,
+    ].map((instrument) => this.create(instrument));
+    const tags = this.tags.of(endpoint).base;
+    counts.forEach((count, i) => {
+      if (count > 0) this.add(this.cacheCounters![i]!, tags, count);
+    });
+  }
+
   private create(instrument: { name: string; unit: string; description: string }): RespireCounter {
     const options = { unit: instrument.unit, description: instrument.description };
     try {
@@ -186,9 +231,9 @@ export class ClientTelemetry {
     }
   }
 
-  private add(counter: RespireCounter, tags: RespireMetricAttributes): void {
+  private add(counter: RespireCounter, tags: RespireMetricAttributes, value = 1): void {
     try {
-      counter.add(1, tags);
+      counter.add(value, tags);
     } catch (error) {
       this.warn(error);
     }

@@ -9,7 +9,6 @@ import { rejectUnknownOptions } from '../util/unknown-options.js';
  * a no-op) and what to say. Absent (`undefined`) is always accepted.
  */
 const NOT_BUILT: Readonly<Record<string, { noOp?: unknown; allowed: string }>> = {
-  clientSideCache: { allowed: 'not set: the client-side cache is not supported yet' },
   url: { allowed: "not set: URLs are not supported yet; use endpoints ['host:port'] and username/password" },
 };
 

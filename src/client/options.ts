@@ -16,6 +16,11 @@ import {
 import { type Clock, systemClock } from '../util/clock.js';
 import { type RandomSource, systemRandom } from '../util/random.js';
 import { rejectUnknownOptions } from '../util/unknown-options.js';
+import {
+  type ResolvedCacheOptions,
+  type RespireClientSideCacheOptions,
+  resolveCacheOptions,
+} from './cache/cache-options.js';
 import { parseEndpoint, type RespireEndpointInput } from './endpoint.js';
 import { type RespireMeter, type RespireMetricGroup, resolveMetricOptions } from './metrics.js';
 import {
@@ -75,6 +80,8 @@ export interface RespireOptions {
   circuitBreaker?: RespireCircuitBreakerOptions | null;
   /** Bulk and simple strings as Buffer instead of string. Default false. */
   returnBuffers?: boolean;
+  /** Replies of read-only single-key commands kept locally until Redis invalidates them (API.md). Default none. */
+  clientSideCache?: RespireClientSideCacheOptions | null;
   /**
    * An OpenTelemetry-compatible Meter (a structural type: `metrics.getMeter('respire')` fits).
    * Default none: no instrument is created and nothing is measured (metrics.ts).
@@ -117,6 +124,7 @@ export interface ResolvedOptions extends ResolvedModeOptions {
   retryAttempts: number;
   circuitBreaker: ResolvedCircuitBreakerOptions | null;
   returnBuffers: boolean;
+  clientSideCache: ResolvedCacheOptions | null;
   meter: RespireMeter | null;
   /** The groups `meter` reports; empty without a meter. */
   metricGroups: ReadonlySet<RespireMetricGroup>;
@@ -149,6 +157,7 @@ const OPTION_NAMES = Object.keys({
   retry: true,
   circuitBreaker: true,
   returnBuffers: true,
+  clientSideCache: true,
   meter: true,
   metricGroups: true,
   maintenance: true,
@@ -226,6 +235,7 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
     retryAttempts: integer(options.retry?.maxAttempts, 'retry.maxAttempts', 1, 1, 100),
     circuitBreaker,
     returnBuffers: options.returnBuffers === true,
+    clientSideCache: resolveCacheOptions(options.clientSideCache),
     ...resolveMetricOptions(options.meter, options.metricGroups),
     maintenanceMode: maintenanceMode(options.maintenance),
     maintenanceRelaxedTimeout: integer(

@@ -31,6 +31,8 @@ export function prepareCommand<T>(
   errorSink?: (error: unknown) => void,
   observer?: SettleObserver,
   position = 0,
+  /** The record's class: Command, or a subclass such as the cache's CachedRead. */
+  Kind: typeof Command = Command,
 ): Command<T> {
   let timeout = defaultTimeoutMs;
   let signal: AbortSignal | undefined;
@@ -45,7 +47,7 @@ export function prepareCommand<T>(
   }
   // Typed helpers that know they block (BLPOP, XREAD BLOCK) say so; the rest are looked up.
   if ((flags & CommandFlags.Blocking) === 0 && isBlockingCommand(args)) flags |= CommandFlags.Blocking;
-  const command = new Command<T>(args, flags, transform, invalid === undefined ? signal : undefined, timeout);
+  const command = new Kind<T>(args, flags, transform, invalid === undefined ? signal : undefined, timeout);
   command.errorSink = errorSinkFor(errorSink, flags);
   command.observer = observer;
   command.position = position;

@@ -37,7 +37,7 @@ export class ClusterNodes {
     private readonly factory: NodeFactory,
     readFrom: ReadFrom,
     /** Told when a node's connection is lost or does not come back: its slots may have moved. */
-    private readonly onReconnecting: () => void,
+    private readonly onReconnecting: (node: EndpointNode) => void,
     /** The server dropped a shard channel (its slot moved): subscribe it on the new owner. */
     private readonly onShardChannelDropped: (channel: string, listeners: ReadonlySet<PubSubListener>) => void,
   ) {
@@ -48,13 +48,14 @@ export class ClusterNodes {
   at(address: NodeAddress): EndpointNode {
     let node = this.nodes.get(address.key);
     if (node === undefined) {
-      node = this.factory.create(address.endpoint, {
+      const made: EndpointNode = this.factory.create(address.endpoint, {
         setupCommands: this.readOnlySetup,
-        onReconnecting: this.onReconnecting,
+        onReconnecting: () => this.onReconnecting(made),
         // PROTOCOL.md §5: an SMIGRATED notification moved slots; the same rate-limited refresh.
-        onSlotsMigrated: this.onReconnecting,
+        onSlotsMigrated: () => this.onReconnecting(made),
         onShardChannelDropped: this.onShardChannelDropped,
       });
+      node = made;
       this.nodes.set(address.key, node);
       if (!this.closed) node.startInBackground();
     }

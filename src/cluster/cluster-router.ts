@@ -25,42 +25,64 @@ import {
 } from '../errors.js';
 import { clientClosedError } from '../transport/channel-errors.js';
 import { type Command, CommandFlags } from '../transport/command.js';
+import { ClassicSubscriptions } from './classic-subscriptions.js';
 import { ClusterAttempt, type RedirectFollower, stillToSend } from './cluster-attempt.js';
 import { type AttemptRouter, ClusterNodes } from './cluster-nodes.js';
 import { clusterScanReply, isScan, readClusterCursor, scanWalk, type WalkStop } from './cluster-scan.js';
-import { ANY_SLOT, CROSS_SLOT, commandSlot, crossSlotError, sharedSlot } from './command-slot.js';
+import {
+  ANY_SLOT,
+  CROSS_SLOT,
+  commandSlot,
+  crossSlotError,
+  sharedSlot,
+  specSlot,
+  UNKNOWN_KEYS,
+} from './command-slot.js';
 import { aggregateReplies } from './fan-out.js';
 import { JoinedReply } from './joined-reply.js';
+import { KeyLookup, lookupOn } from './key-lookup.js';
 import { keySlot } from './key-slot.js';
 import { withMovedSlot } from './moved-slot.js';
 import { type ClusterRedirect, classifyClusterError } from './redirect.js';
-import { splitBySlot } from './split-command.js';
+import { backoff, RedirectBackoff } from './redirect-backoff.js';
+import { type SplitCommand, slotOrSplit } from './split-command.js';
 import { type ClusterNode, type ClusterTopology, UNASSIGNED } from './topology.js';
 import { TopologyRefresher } from './topology-refresher.js';
-
-/** Backoff before a TRYAGAIN or CLUSTERDOWN command is sent again: 10, 20, 40 … up to 160 ms. */
-const RETRY_BACKOFF_MS = 10;
-const RETRY_BACKOFF_MAX_MS = 160;
 
 export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private readonly nodes: ClusterNodes;
   private readonly refresher: TopologyRefresher;
+  /** The node holding `subscribe`/`psubscribe`, moved when it fails. */
+  private readonly classic = new ClassicSubscriptions((avoid) => this.classicCandidate(avoid));
+  /** Keys of commands the table does not know, from the server (key-lookup.ts). */
+  private readonly keyLookup = new KeyLookup((args) =>
+    lookupOn(this.anyPrimary(), args, this.options.commandTimeout),
+  );
   /** Turns for replicas of a slot and for keyless commands' primaries. */
   private replicaTurn = 0;
   private closed = false;
   private derived: TopologyView | undefined;
-  /** Commands waiting out a redirect backoff (in no node's queue), by their timer. */
-  private readonly backingOff = new Map<ReturnType<typeof setTimeout>, Command<unknown>>();
+  /** Commands waiting out a TRYAGAIN or CLUSTERDOWN backoff (in no node's queue). */
+  private readonly backingOff = new RedirectBackoff();
 
   constructor(
     private readonly options: ResolvedOptions,
     factory: NodeFactory,
   ) {
-    this.refresher = new TopologyRefresher(options, (topology) => this.nodes.adopt(topology, this));
+    this.refresher = new TopologyRefresher(options, (topology) => {
+      this.classic.adopted((node) => {
+        const index = topology.byKey.get(endpointKey(node.endpoint));
+        return index !== undefined && topology.nodes[index]!.health === 'online';
+      });
+      this.nodes.adopt(topology, this);
+    });
     this.nodes = new ClusterNodes(
       factory,
       options.readFrom,
-      () => this.refresher.requestRefresh(),
+      (node) => {
+        this.refresher.requestRefresh();
+        this.classic.failed(node);
+      },
       (channel, listeners) => this.moveShardChannel(channel, listeners),
     );
   }
@@ -81,22 +103,47 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
 
   send(command: Command<unknown>): void {
     const args = command.args;
-    const slot = commandSlot(args);
-    if (slot === CROSS_SLOT) {
-      const split = splitBySlot(args);
-      if (split === undefined) {
-        command.reject(crossSlotError(String(args[0])));
+    // One spec lookup, and each key hashed once, per command (the hot path).
+    const spec = commandSpecOf(args);
+    let slot: number;
+    if (spec === undefined) slot = this.keyLookup.slotNow(args) ?? UNKNOWN_KEYS;
+    else {
+      const split = slotOrSplit(spec, args);
+      if (split === undefined) slot = specSlot(spec, args, UNKNOWN_KEYS);
+      else if (typeof split === 'number') slot = split;
+      else {
+        this.sendSplit(command, split);
         return;
       }
-      const joined = new JoinedReply(
-        command,
-        split.parts.map((part) => part.args),
-        (replies) => split.join(replies),
-      );
-      this.traced(command, this.options.endpoint);
-      joined.parts.forEach((part, i) => {
-        this.dispatch(part, split.parts[i]!.slot, 0);
+    }
+    if (slot === UNKNOWN_KEYS) {
+      // A command the table does not know: its slot once the server said (key-lookup.ts).
+      this.keyLookup.slotOf(args).then((found) => {
+        if (this.closed) command.reject(clientClosedError(this.options.endpoint));
+        else if (stillToSend(command)) this.sendToSlot(command, found);
       });
+      return;
+    }
+    this.sendToSlot(command, slot);
+  }
+
+  /** MGET, MSET, DEL… across slots: a part per slot, sent concurrently, joined in argument order. */
+  private sendSplit(command: Command<unknown>, split: SplitCommand): void {
+    const joined = new JoinedReply(
+      command,
+      split.parts.map((part) => part.args),
+      (replies) => split.join(replies),
+    );
+    this.traced(command, this.options.endpoint);
+    joined.parts.forEach((part, i) => {
+      this.dispatch(part, split.parts[i]!.slot, 0);
+    });
+  }
+
+  /** `send` once the command's slot (or ANY_SLOT, CROSS_SLOT) is known. */
+  private sendToSlot(command: Command<unknown>, slot: number): void {
+    if (slot === CROSS_SLOT) {
+      command.reject(crossSlotError(String(command.args[0])));
       return;
     }
     if (slot === ANY_SLOT) {
@@ -132,11 +179,11 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   }
 
   /**
-   * Shard channels on their slot's primary; channels and patterns on one node (the first primary),
-   * since classic pub/sub reaches every node of the cluster.
+   * Shard channels on their slot's primary; channels and patterns on one node, since classic
+   * pub/sub reaches every node of the cluster (classic-subscriptions.ts moves them when it fails).
    */
   subscriberNode(kind: SubscriptionKind, names: readonly string[]): EndpointNode | Error {
-    if (kind !== 'shard') return this.anyPrimary(0);
+    if (kind !== 'shard') return this.classic.node() ?? this.noNodeError();
     const slot = sharedSlot(names.map((name) => keySlot(name)));
     if (slot === CROSS_SLOT) return crossSlotError('SSUBSCRIBE');
     return slot === ANY_SLOT ? this.anyPrimary(0) : this.primaryForSlot(slot);
@@ -153,14 +200,14 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   close(): Promise<void> {
     this.closed = true;
     this.refresher.stop();
-    this.failBackingOff();
+    this.backingOff.failAll(this.options.endpoint);
     return this.nodes.close();
   }
 
   destroy(): void {
     this.closed = true;
     this.refresher.stop();
-    this.failBackingOff();
+    this.backingOff.failAll(this.options.endpoint);
     this.nodes.destroy();
   }
 
@@ -178,16 +225,17 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       case 'moved':
       case 'ask': {
         const target = this.redirectTarget(redirect);
-        if (target === undefined) this.later(hops, origin, () => this.dispatch(origin, redirect.slot, hops));
+        if (target === undefined)
+          this.backingOff.later(hops, origin, () => this.dispatch(origin, redirect.slot, hops));
         else this.write(origin, target, hops, redirect.kind === 'ask');
         return true;
       }
       case 'clusterdown':
         this.refresher.requestRefresh();
-        this.later(hops, origin, () => this.dispatch(origin, commandSlot(origin.args), hops));
+        this.backingOff.later(hops, origin, () => this.dispatch(origin, commandSlot(origin.args), hops));
         return true;
       case 'tryagain':
-        this.later(hops, origin, () => this.write(origin, attempt.node, hops, false));
+        this.backingOff.later(hops, origin, () => this.write(origin, attempt.node, hops, false));
         return true;
     }
   }
@@ -391,6 +439,17 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       .catch(ignore);
   };
 
+  /**
+   * For classic subscriptions: the first online primary other than `avoid`, one whose circuit is
+   * not open if there is one (a rejected SUBSCRIBE would hold nothing).
+   */
+  private classicCandidate(avoid: EndpointNode | undefined): EndpointNode | undefined {
+    const others = this.primaries()
+      .map((primary) => this.nodes.at(primary))
+      .filter((node) => node !== avoid);
+    return others.find((node) => node.circuit?.state !== 'open') ?? others[0];
+  }
+
   /** A node with no connection whose circuit is open, while other primaries are known. */
   private ownerLost(node: EndpointNode): boolean {
     return node.main.current === undefined && node.circuit?.state === 'open' && this.primaries().length > 1;
@@ -414,29 +473,6 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     return index === undefined ? node.endpoint.host : this.topology.nodes[index]!.announced.host;
   }
 
-  /**
-   * Runs `send` after the backoff for the hop (TRYAGAIN, CLUSTERDOWN, a target to look up). The
-   * timer is unref'd, so close() and destroy() fail what still waits (failBackingOff): otherwise
-   * close() would resolve with the command pending, and nothing would keep the process alive for it.
-   */
-  private later(hops: number, origin: Command<unknown>, send: () => void): void {
-    const timer = setTimeout(() => {
-      this.backingOff.delete(timer);
-      send();
-    }, backoff(hops));
-    timer.unref();
-    this.backingOff.set(timer, origin);
-  }
-
-  /** Closing: the commands waiting out a backoff were not executed; they fail now, written: false. */
-  private failBackingOff(): void {
-    for (const [timer, origin] of this.backingOff) {
-      clearTimeout(timer);
-      if (!origin.settled) origin.reject(clientClosedError(this.options.endpoint));
-    }
-    this.backingOff.clear();
-  }
-
   private traced(command: Command<unknown>, endpoint: RespireEndpoint): void {
     traceCommand(command, endpoint, this.options.clock);
   }
@@ -447,11 +483,6 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       written: false,
     });
   }
-}
-
-/** The pause before hop `hops` of a TRYAGAIN or CLUSTERDOWN. */
-function backoff(hops: number): number {
-  return Math.min(RETRY_BACKOFF_MAX_MS, RETRY_BACKOFF_MS * 2 ** (hops - 1));
 }
 
 /** Derived from one topology (ClusterRouter.view). */

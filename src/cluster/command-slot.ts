@@ -1,6 +1,7 @@
 // Which slot a command belongs to (PROTOCOL.md §2.2): its keys from the command table's key specs
 // (shard channels included, as SPUBLISH/SSUBSCRIBE route by them), all in one slot, or none.
-import { commandKeys } from '../client/command-keys.js';
+import { specKeys } from '../client/command-keys.js';
+import { type CommandSpec, commandSpecOf } from '../client/command-table.js';
 import { RespireServerError } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
 import { keySlot } from './key-slot.js';
@@ -10,10 +11,40 @@ export const ANY_SLOT = -1;
 /** Its keys hash to more than one slot. */
 export const CROSS_SLOT = -2;
 
-/** The slot of the command's keys, `ANY_SLOT`, or `CROSS_SLOT`. */
-export function commandSlot(args: readonly RespArgument[]): number {
-  const keys = commandKeys(args, { includeNotKeys: true });
-  if (keys === undefined || keys.length === 0) return ANY_SLOT;
+/** The table does not know the command's keys (key-lookup.ts asks the server). */
+export const UNKNOWN_KEYS = -3;
+
+/**
+ * The slot of the command's keys, `ANY_SLOT`, or `CROSS_SLOT`; `unknown` (by default ANY_SLOT)
+ * when the command table cannot tell its keys.
+ */
+export function commandSlot(args: readonly RespArgument[], unknown = ANY_SLOT): number {
+  const spec = commandSpecOf(args);
+  return spec === undefined ? unknown : specSlot(spec, args, unknown);
+}
+
+/** commandSlot for the spec `args` resolve to (the router looks it up once per command). */
+export function specSlot(spec: CommandSpec, args: readonly RespArgument[], unknown = ANY_SLOT): number {
+  // Most commands name one key at a fixed index (GET, SET, HSET…): its slot without the index
+  // array of specKeys (the hot path, issue 11). SORT, SORT_RO and MIGRATE, read by native
+  // extractors, have several key specs, so never take it.
+  const only = spec.keySpecs.length === 1 ? spec.keySpecs[0]! : undefined;
+  if (
+    only !== undefined &&
+    only.beginSearch.type === 'index' &&
+    only.findKeys.type === 'range' &&
+    only.findKeys.lastKey === 0 &&
+    only.findKeys.keyStep >= 1 &&
+    !only.flags.includes('incomplete')
+  ) {
+    const index = only.beginSearch.index;
+    const arityFits = spec.arity >= 0 ? args.length === spec.arity : args.length >= -spec.arity;
+    // What specKeys answers: no key for a malformed line, which the server refuses anyway.
+    return arityFits && index < args.length ? keySlot(args[index]!) : ANY_SLOT;
+  }
+  const keys = specKeys(spec, args, { includeNotKeys: true });
+  if (keys === undefined) return unknown;
+  if (keys.length === 0) return ANY_SLOT;
   return slotOfArguments(args, keys);
 }
 

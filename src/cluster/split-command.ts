@@ -1,7 +1,7 @@
 // MGET, MSET, DEL, UNLINK, EXISTS and TOUCH whose keys span slots (API.md "Cluster"): split into one
 // command per slot, sent concurrently, and the replies joined as the server would answer for one
 // slot: MGET's values in argument order, MSET 'OK', the others the sum. Not atomic.
-import { argumentText } from '../client/command-table.js';
+import { type CommandSpec, commandSpec } from '../client/command-table.js';
 import type { RespArgument } from '../resp/encoder.js';
 import type { RespValue } from '../resp/types.js';
 import { keySlot } from './key-slot.js';
@@ -9,14 +9,27 @@ import { keySlot } from './key-slot.js';
 type Join = 'values' | 'ok' | 'sum';
 
 /** Arguments per key after the name (MSET: key and value), and how replies join. */
-const SPLITTABLE: ReadonlyMap<string, { readonly stride: number; readonly join: Join }> = new Map([
+interface Splittable {
+  readonly stride: number;
+  readonly join: Join;
+}
+
+const SPLITTABLE_NAMES: readonly (readonly [string, Splittable])[] = [
   ['mget', { stride: 1, join: 'values' }],
   ['mset', { stride: 2, join: 'ok' }],
   ['del', { stride: 1, join: 'sum' }],
   ['unlink', { stride: 1, join: 'sum' }],
   ['exists', { stride: 1, join: 'sum' }],
   ['touch', { stride: 1, join: 'sum' }],
-]);
+];
+
+/** By the table's spec object, so that the router's one spec lookup per command decides. */
+let splittable: ReadonlyMap<CommandSpec, Splittable> | undefined;
+
+function splittableOf(spec: CommandSpec): Splittable | undefined {
+  splittable ??= new Map(SPLITTABLE_NAMES.map(([name, shape]) => [commandSpec(name)!, shape]));
+  return splittable.get(spec);
+}
 
 /** One slot's part of a split command: its arguments and where its keys stood in the original. */
 export interface CommandPart {
@@ -32,26 +45,45 @@ export interface SplitCommand {
   join(replies: readonly RespValue[]): RespValue;
 }
 
-/** The command split per slot, or undefined when it is not one of these or has no key. */
-export function splitBySlot(args: readonly RespArgument[]): SplitCommand | undefined {
-  if (args.length < 2) return undefined;
-  const spec = SPLITTABLE.get(argumentText(args[0]!).toLowerCase());
-  if (spec === undefined || (args.length - 1) % spec.stride !== 0) return undefined;
+/**
+ * For MGET, MSET, DEL, UNLINK, EXISTS and TOUCH: the slot of their keys when they share one, else
+ * the command split per slot (each key hashed once). Undefined for any other command, and for a
+ * line with no key or a dangling MSET key, which the router reads as any other command.
+ */
+export function slotOrSplit(
+  spec: CommandSpec,
+  args: readonly RespArgument[],
+): number | SplitCommand | undefined {
+  const shape = splittableOf(spec);
+  if (shape === undefined || args.length < 2 || (args.length - 1) % shape.stride !== 0) return undefined;
+  const keyCount = (args.length - 1) / shape.stride;
+  const first = keySlot(args[1]!);
+  let key = 1;
+  let slot = first;
+  for (; key < keyCount; key++) {
+    slot = keySlot(args[1 + key * shape.stride]!);
+    if (slot !== first) break;
+  }
+  if (key === keyCount) return first;
+  // Keys 0 … key-1 share `first`; key has `slot`; the rest are hashed once as the parts are made.
   const bySlot = new Map<number, CommandPart>();
-  const keyCount = (args.length - 1) / spec.stride;
-  for (let key = 0; key < keyCount; key++) {
-    const at = 1 + key * spec.stride;
-    const slot = keySlot(args[at]!);
-    let part = bySlot.get(slot);
+  const add = (number: number, at: number, into: number): void => {
+    let part = bySlot.get(into);
     if (part === undefined) {
-      part = { slot, args: [args[0]!], keyNumbers: [] };
-      bySlot.set(slot, part);
+      part = { slot: into, args: [args[0]!], keyNumbers: [] };
+      bySlot.set(into, part);
     }
-    for (let i = 0; i < spec.stride; i++) part.args.push(args[at + i]!);
-    part.keyNumbers.push(key);
+    for (let i = 0; i < shape.stride; i++) part.args.push(args[at + i]!);
+    part.keyNumbers.push(number);
+  };
+  for (let k = 0; k < key; k++) add(k, 1 + k * shape.stride, first);
+  add(key, 1 + key * shape.stride, slot);
+  for (let k = key + 1; k < keyCount; k++) {
+    const at = 1 + k * shape.stride;
+    add(k, at, keySlot(args[at]!));
   }
   const parts = [...bySlot.values()];
-  return { parts, join: (replies) => joinReplies(spec.join, parts, replies, keyCount) };
+  return { parts, join: (replies) => joinReplies(shape.join, parts, replies, keyCount) };
 }
 
 function joinReplies(

@@ -1,10 +1,11 @@
 // Keeps the Cluster topology current (issue 11 "Topology", PROTOCOL.md §2.4): read from the seeds
 // at start; then on request (MOVED, CLUSTERDOWN, a node failing) and every `refreshInterval` with
 // jitter. Refreshes are coalesced (one in flight) and at least MIN_GAP_MS apart; each asks the known
-// nodes in turn, then the seeds, so it never needs a seed that has died. A new topology replaces
-// the old one whole.
+// nodes in turn, then the seeds, so it never needs a seed that has died, and asks the nodes whose
+// read just failed last (refresh-order.ts). A new topology replaces the old one whole.
 import type { ResolvedOptions } from '../client/options.js';
 import { RespireConnectionError, type RespireEndpoint } from '../errors.js';
+import { RefreshOrder } from './refresh-order.js';
 import type { ClusterTopology } from './topology.js';
 import { readTopology, type TopologyReadOptions } from './topology-reader.js';
 
@@ -32,6 +33,7 @@ export class TopologyRefresher {
   private periodic: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
   private readonly reading: TopologyReadOptions;
+  private readonly order = new RefreshOrder();
 
   constructor(
     private readonly options: ResolvedOptions,
@@ -106,19 +108,22 @@ export class TopologyRefresher {
   }
 
   private async readFromAny(): Promise<void> {
-    this.lastStartedAt = this.options.clock.now();
+    const clock = this.options.clock;
+    this.lastStartedAt = clock.now();
     const tried: string[] = [];
     let lastError: unknown;
-    for (const candidate of this.candidates()) {
+    for (const candidate of this.order.order(this.candidates(), this.lastStartedAt)) {
       if (this.stopped) return;
       tried.push(`${candidate.endpoint.host}:${candidate.endpoint.port}`);
       try {
         const topology = await readTopology(candidate.endpoint, candidate.blankHost, this.reading);
+        this.order.answered(candidate.endpoint);
         if (this.stopped) return;
         this.topology = topology;
         this.onChange(topology);
         return;
       } catch (error) {
+        this.order.failed(candidate.endpoint, clock.now());
         lastError = error;
       }
     }

@@ -59,6 +59,8 @@ export const CommandFlags = {
   ScriptBySha: 32,
   /** A retry of a failed command (client-core.ts): a Cluster router looks up its owner first. */
   Retry: 64,
+  /** Read through the client-side cache (`withoutCache()`): never answered from it. */
+  NoCache: 128,
 } as const;
 
 /**

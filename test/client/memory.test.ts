@@ -1,23 +1,12 @@
 // Memory stays bounded while the server is unreachable (issue 3 "Pipeline", "Tests"): with the
 // server black-holed, a flood of a million commands holds at most what maxPendingCommands (plus
 // what the socket already took) implies; the rest fail at once or after acquireTimeout.
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireClient, RespireTimeoutError } from '../../src/index.js';
 import { type FaultProxy, startFaultProxy } from '../kit/fault-proxy.js';
+import { heapUsed } from '../kit/heap-used.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { inflightCount, nextTurn, useTestClients } from './support.js';
-
-// A real collection before each heap reading; without it the measure would be mostly garbage.
-v8.setFlagsFromString('--expose-gc');
-const gc = vm.runInNewContext('gc') as () => void;
-
-function heapUsed(): number {
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-}
 
 const MiB = 1024 * 1024;
 

@@ -224,6 +224,7 @@ describe('meter and metricGroups options', () => {
   it('default to every group when a meter is given, and to none without one', () => {
     const meter = new RecordingMeter();
     expect([...resolveMetricOptions(meter, undefined).metricGroups].sort()).toEqual([
+      'cache',
       'commands',
       'resiliency',
       'retries',

@@ -121,6 +121,31 @@ export function useProxiedClients(
   };
 }
 
+/**
+ * One Cluster client for the file's tests, straight to the nodes (seed: the first node), opened
+ * before them and closed after; call the returned function inside a test or hook.
+ */
+export function useClusterClient(
+  cluster: RedisCluster,
+  clusterOptions: RespireOptions['cluster'] = {},
+): () => RespireClient {
+  let client: RespireClient | undefined;
+  beforeAll(async () => {
+    client = await RespireClient.connect({
+      endpoints: [cluster.endpoints[0]!],
+      useCluster: true,
+      cluster: clusterOptions,
+    });
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+  return () => {
+    if (client === undefined) throw new Error('the Cluster client is not open (used outside a test?)');
+    return client;
+  };
+}
+
 /** The settled outcome of a promise, for asserting on errors. */
 export function outcome<T>(promise: Promise<T>): Promise<T | unknown> {
   return promise.catch((error: unknown) => error);

@@ -3,26 +3,14 @@
 // address), so a cursor taken before it sent the next page to another node with the first node's
 // cursor: keys present throughout the walk were never returned, against SCAN's own guarantee.
 // Cursors now name a slot of the node, whose owner after a failover is the promoted replica.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { endpointKey } from '../../src/client/endpoint.js';
-import { RespireClient } from '../../src/index.js';
-import { commandCalls } from '../cluster/cluster-support.js';
+import { commandCalls, useClusterClient } from '../cluster/cluster-support.js';
 import type { ClusterNode } from '../kit/redis-cluster.js';
 import { useRedisCluster } from '../kit/vitest-redis.js';
 
 const cluster = useRedisCluster();
-let redis: RespireClient;
-
-beforeAll(async () => {
-  redis = await RespireClient.connect({
-    endpoints: [cluster.endpoints[0]!],
-    useCluster: true,
-    cluster: { refreshInterval: 100 },
-  });
-});
-afterAll(async () => {
-  await redis?.close();
-});
+const client = useClusterClient(cluster, { refreshInterval: 100 });
 
 const byAddress = (a: { host: string; port: number }, b: { host: string; port: number }) => {
   const [x, y] = [endpointKey(a), endpointKey(b)];
@@ -48,12 +36,12 @@ function reorderingFailover(current: ClusterNode): ClusterNode | undefined {
 
 it('a SCAN walk returns every key present throughout, across a failover', async () => {
   const keys = Array.from({ length: 600 }, (_, i) => `scanfo:${i}`);
-  await Promise.all(keys.map((key) => redis.set(key, 'v')));
+  await Promise.all(keys.map((key) => client().set(key, 'v')));
   const seen = new Set<string>();
   let cursor = '0';
   let failedOver = false;
   do {
-    const page = await redis.scan(cursor, { match: 'scanfo:*', count: 20 });
+    const page = await client().scan(cursor, { match: 'scanfo:*', count: 20 });
     for (const key of page.keys) seen.add(String(key));
     cursor = page.cursor;
     if (!failedOver && cursor !== '0') {
@@ -71,7 +59,7 @@ it('a SCAN walk returns every key present throughout, across a failover', async 
         // The client has the new map once DBSIZE (to every primary) reaches the promoted node.
         await expect
           .poll(async () => {
-            await redis.send(['DBSIZE']);
+            await client().send(['DBSIZE']);
             return (await commandCalls(cluster, promoted)).dbsize ?? 0;
           })
           .toBeGreaterThan(0);

@@ -58,7 +58,6 @@ describe('unknown option names', () => {
 
 describe('options of features not built yet', () => {
   const unbuilt: [options: unknown, option: string][] = [
-    [{ ...BASE, clientSideCache: { maxEntries: 100 } }, 'clientSideCache'],
     [{ url: 'redis://127.0.0.1:6379' }, 'url'],
     [{ endpoints: ['redis://127.0.0.1:6379'] }, 'endpoints[0]'],
     [{ endpoints: [{ path: '/tmp/redis.sock' }] }, 'endpoints[0].path'],
@@ -79,6 +78,17 @@ describe('options of features not built yet', () => {
     ] as const) {
       expect(rejection(options).option).toBe(option);
     }
+  });
+
+  it('clientSideCache is built now: accepted, and a mistyped field of it refused', () => {
+    expect(resolveOptions({ ...BASE, clientSideCache: { maxEntries: 100 } }).clientSideCache).toEqual({
+      maxEntries: 100,
+      maxBytes: Number.POSITIVE_INFINITY,
+      ttlMs: 0,
+    });
+    expect(rejection({ ...BASE, clientSideCache: { maxEntry: 100 } }).option).toBe(
+      'clientSideCache.maxEntry',
+    );
   });
 
   it('replicaEndpoints with circuitBreaker keeps seed 000\'s "Limits" message', () => {

@@ -8,6 +8,9 @@ import { Channel, type ChannelOptions } from '../../transport/channel.js';
 import { type Command, CommandFlags } from '../../transport/command.js';
 import { Maintenance } from '../../transport/maintenance/maintenance.js';
 import { MaintenanceWindows } from '../../transport/maintenance/maintenance-windows.js';
+import { coverRead } from '../cache/cached-read.js';
+import type { ClientSideCache } from '../cache/client-side-cache.js';
+import { CacheTracker } from '../cache/tracker.js';
 import { clientErrorReporter, observeConnections, traceCommand } from '../diagnostics.js';
 import type { ClientTelemetry } from '../metrics.js';
 import type { ResolvedOptions } from '../options.js';
@@ -26,6 +29,8 @@ export interface EndpointNodeSettings {
   readonly errorSink: ((error: unknown) => void) | undefined;
   /** The client's circuit registry, shared by all its nodes; none without `circuitBreaker`. */
   readonly circuits: ReturnType<typeof circuitRegistry> | undefined;
+  /** The client-side cache, whose invalidations this node's tracking connection hears. */
+  readonly cache?: ClientSideCache | undefined;
   /** Commands every connection of the node runs after its handshake (READONLY on a replica). */
   readonly setupCommands?: readonly (readonly string[])[] | undefined;
   /** Told each time the shared connection is lost or a reconnect fails (Cluster refreshes, Sentinel asks again). */
@@ -55,6 +60,8 @@ export class EndpointNode {
   readonly sessions: WatchSessions;
   /** Pub/sub on a connection of its own, opened on the first subscribe (pubsub/subscriber.ts). */
   readonly subscriber: Subscriber;
+  /** The node's tracking connection (cache/tracker.ts); none without `clientSideCache`. */
+  readonly tracker: CacheTracker | undefined;
   private readonly dedicated: DedicatedPool;
   /** Lends dedicated connections to blocking commands and WATCH sessions, through the circuit. */
   private readonly lender: SessionPool;
@@ -101,6 +108,7 @@ export class EndpointNode {
       ? new BlockingHold({ ...options, retry: (command) => this.runDedicated(command, undefined) })
       : undefined;
     this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
+    this.tracker = settings.cache && new CacheTracker(channelOptions, settings.cache);
     this.lender = this.dedicatedLender();
     this.sessions = new WatchSessions(this.lender, {
       commandTimeout: options.commandTimeout,
@@ -127,11 +135,13 @@ export class EndpointNode {
 
   /** Opens the shared connection; rejects with its error. */
   start(): Promise<void> {
+    this.tracker?.start();
     return this.main.start();
   }
 
   /** Opens the shared connection without waiting; failures reconnect per policy. */
   startInBackground(): void {
+    this.tracker?.start();
     this.main.startInBackground();
   }
 
@@ -143,6 +153,7 @@ export class EndpointNode {
    */
   send(command: Command<unknown>, traced = true, prefix?: Command<unknown>): void {
     if (traced) traceCommand(command, this.endpoint, this.settings.options.clock);
+    if (this.tracker !== undefined) coverRead(command, this.tracker);
     if ((command.flags & CommandFlags.Blocking) !== 0) this.runDedicated(command, prefix);
     else enqueueAfter(this.main, prefix, command);
   }
@@ -163,6 +174,7 @@ export class EndpointNode {
       this.dedicated.close(),
       this.subscriber.close(),
       this.sessions.releaseAll(),
+      this.tracker?.close(),
     ]).then(() => this.gate?.dispose());
     return this.closing;
   }
@@ -174,6 +186,7 @@ export class EndpointNode {
     this.dedicated.destroy();
     this.sessions.destroyAll();
     this.subscriber.destroy();
+    this.tracker?.destroy();
     this.gate?.dispose();
   }
 

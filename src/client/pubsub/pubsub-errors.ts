@@ -7,8 +7,8 @@ import type { SubscriptionKind } from './pubsub-registry.js';
 
 /**
  * - `listener`: a message listener threw; the other listeners still got the message.
- * - `restore`: after a reconnect the server refused to subscribe `names` again (an ACL change);
- *   they are forgotten. Also a restore the server confirmed with another count than was sent
+ * - `restore`: after a reconnect (or a move to another Cluster node) the server refused to
+ *   subscribe `names` again (an ACL change), or they could not be sent; they are forgotten. Also a restore the server confirmed with another count than was sent
  *   (`names` empty).
  * - `lost`: the reconnect policy gave up on the subscriber connection; `names` of every kind are
  *   forgotten, and the next subscribe opens a new connection.

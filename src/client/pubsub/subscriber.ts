@@ -375,7 +375,8 @@ export class Subscriber {
     queueMicrotask(() => this.report(error, { source: 'lost', kind: undefined, names }));
   }
 
-  private report(error: unknown, event: PubSubErrorEvent): void {
+  /** Tells the `onPubSubError` listeners (also a Cluster move that failed on this node). */
+  report(error: unknown, event: PubSubErrorEvent): void {
     this.errors.report(error, event);
   }
 }

@@ -15,6 +15,7 @@ import type { RespValue } from '../../resp/types.js';
 import { Command, CommandFlags, CommandState } from '../../transport/command.js';
 import { Health, healthOf } from '../../transport/health.js';
 import { type AbortTarget, unwatchSignal, watchSignal } from '../../transport/signal-watch.js';
+import { discardedTransactionError } from './cluster-errors.js';
 
 /** The connection (or reconnecting channel) a transaction is written to; a Channel fits. */
 export interface TransactionTarget {
@@ -275,7 +276,8 @@ export class TransactionRun implements AbortTarget {
       // EXECABORT: a queue-time error discarded the transaction; the first one is the cause.
       const cause = this.queueErrors.find((error) => error !== undefined);
       if (this.redirected(value.code === 'EXECABORT' ? cause : value)) return;
-      this.end(new RespireServerError(value.message, { endpoint, cause }), value.code === 'EXECABORT');
+      const clustered = this.options.redirect !== undefined;
+      this.end(discardedTransactionError(value, cause, endpoint, clustered), value.code === 'EXECABORT');
     } else if (Array.isArray(value) && value.length === this.entries.length) {
       this.deliver(value);
     } else {

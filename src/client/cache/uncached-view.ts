@@ -1,0 +1,28 @@
+// `redis.withoutCache()` (API.md "Client-side cache"): the same client, its connections and
+// circuits, with reads that go to Redis whatever the cache holds. Its writes still invalidate the
+// cache (they pass the client's own send path), and its replies are not stored.
+import type { RespArgument } from '../../resp/encoder.js';
+import { CommandFlags, type CommandOptions, type ReplyTransform } from '../../transport/command.js';
+import { Commander } from '../commander.js';
+import type { CommandCaller } from '../commands/caller.js';
+import { checkedPrefix, KeyPrefixView } from '../key-prefix-view.js';
+
+export class UncachedView extends Commander {
+  constructor(private readonly target: CommandCaller) {
+    super();
+  }
+
+  call<T>(
+    args: RespArgument[],
+    transform: ReplyTransform<T> | undefined,
+    options: CommandOptions | undefined,
+    flags = 0,
+  ): Promise<T> {
+    return this.target.call(args, transform, options, flags | CommandFlags.NoCache);
+  }
+
+  /** A key-prefixed view that also reads through. */
+  withKeyPrefix(prefix: string | Buffer): KeyPrefixView {
+    return new KeyPrefixView(this, checkedPrefix(prefix));
+  }
+}

@@ -1,0 +1,50 @@
+// Where a Cluster client's classic subscriptions live (issue 11 "Routing": `subscribe`/`psubscribe`
+// on one node, moved when it fails). Classic messages reach every node of a cluster, so one node
+// holds them all; when the router hears that node failed (its shared connection lost or replaced
+// as unresponsive, a reconnect failed, or a new map no longer lists it as online; not a single slow
+// command, since a move loses what is published meanwhile) they move to
+// another live primary. The old node's registry drops them first: a message its connection still
+// brings is then no one's, so a node that comes back delivers nothing twice, and the UNSUBSCRIBE
+// sent there (or the replacement of its silent connection) ends them on the server.
+import type { EndpointNode } from '../client/node/endpoint-node.js';
+
+export class ClassicSubscriptions {
+  private holder: EndpointNode | undefined;
+
+  constructor(
+    /** A live primary for classic subscriptions other than `avoid`, or undefined when none is. */
+    private readonly pick: (avoid: EndpointNode | undefined) => EndpointNode | undefined,
+  ) {}
+
+  /** The node that holds (or is to hold) the classic subscriptions; undefined when none is online. */
+  node(): EndpointNode | undefined {
+    this.holder ??= this.pick(undefined);
+    return this.holder;
+  }
+
+  /** A new map: a holder it no longer lists as online has failed. */
+  adopted(online: (node: EndpointNode) => boolean): void {
+    if (this.holder !== undefined && !online(this.holder)) this.failed(this.holder);
+  }
+
+  /** `node` failed: if it holds the classic subscriptions, they move to another live primary. */
+  failed(node: EndpointNode): void {
+    if (node !== this.holder) return;
+    const next = this.pick(node);
+    if (next === undefined) return; // the only one: it keeps them and restores them on reconnect
+    this.holder = next;
+    for (const { kind, name, listeners } of node.subscriber.confirmedSubscriptions()) {
+      if (kind === 'shard') continue; // on their slot's owner; they follow the slot
+      node.subscriber.unsubscribe(kind, name).catch(ignore);
+      for (const listener of listeners) {
+        next.subscriber
+          .subscribe(kind, name, listener)
+          .catch((error: unknown) =>
+            next.subscriber.report(error, { source: 'restore', kind, names: [name] }),
+          );
+      }
+    }
+  }
+}
+
+function ignore(): void {}

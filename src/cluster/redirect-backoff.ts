@@ -1,0 +1,42 @@
+// The pause before a TRYAGAIN or CLUSTERDOWN command is sent again (PROTOCOL.md §2.3: back off,
+// retry a bounded number of times): 10, 20, 40 … up to 160 ms by hop, and the commands waiting it
+// out, which are in no node's queue, so closing the client must fail them itself.
+import type { RespireEndpoint } from '../errors.js';
+import { clientClosedError } from '../transport/channel-errors.js';
+import type { Command } from '../transport/command.js';
+
+const RETRY_BACKOFF_MS = 10;
+const RETRY_BACKOFF_MAX_MS = 160;
+
+/** The pause before hop `hops` of a TRYAGAIN or CLUSTERDOWN. */
+export function backoff(hops: number): number {
+  return Math.min(RETRY_BACKOFF_MAX_MS, RETRY_BACKOFF_MS * 2 ** (hops - 1));
+}
+
+export class RedirectBackoff {
+  /** Commands waiting out a backoff, by their timer. */
+  private readonly waiting = new Map<ReturnType<typeof setTimeout>, Command<unknown>>();
+
+  /**
+   * Runs `send` after the backoff for the hop (TRYAGAIN, CLUSTERDOWN, a target to look up). The
+   * timer is unref'd, so closing fails what still waits (`failAll`): otherwise close() would
+   * resolve with the command pending, and nothing would keep the process alive for it.
+   */
+  later(hops: number, origin: Command<unknown>, send: () => void): void {
+    const timer = setTimeout(() => {
+      this.waiting.delete(timer);
+      send();
+    }, backoff(hops));
+    timer.unref();
+    this.waiting.set(timer, origin);
+  }
+
+  /** Closing: the commands waiting out a backoff were not executed; they fail now, written: false. */
+  failAll(endpoint: RespireEndpoint): void {
+    for (const [timer, origin] of this.waiting) {
+      clearTimeout(timer);
+      if (!origin.settled) origin.reject(clientClosedError(endpoint));
+    }
+    this.waiting.clear();
+  }
+}

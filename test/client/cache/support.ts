@@ -1,0 +1,47 @@
+// Helpers of the client-side cache tests: waiting until a read is answered from the cache (the
+// tracking connection arms in the background), and finding a client's tracking connection on the
+// server side.
+import type { RespireClient } from '../../../src/index.js';
+import { waitUntil } from '../../kit/wait-until.js';
+
+/** Runs `read` until one run is a cache hit (so its entry is stored); returns that hit's value. */
+export async function untilCached<T>(redis: RespireClient, read: () => Promise<T>): Promise<T> {
+  let value: T | undefined;
+  await waitUntil(
+    'a cache hit',
+    async () => {
+      const before = redis.cacheStats!.hits;
+      value = await read();
+      return redis.cacheStats!.hits > before || 'not cached yet';
+    },
+    { timeoutMs: 5000, intervalMs: 10 },
+  );
+  return value as T;
+}
+
+/** Resolves once the cache holds no entry (an invalidation arrived), within `timeoutMs`. */
+export function untilEmpty(redis: RespireClient, timeoutMs = 5000): Promise<void> {
+  return waitUntil(
+    'an empty cache',
+    async () => redis.cacheStats!.entries === 0 || `${redis.cacheStats!.entries} entries`,
+    { timeoutMs, intervalMs: 5 },
+  );
+}
+
+/** The ids of the server's connections in BCAST tracking mode (CLIENT LIST flags `t` and `B`). */
+export async function trackingClientIds(admin: RespireClient): Promise<string[]> {
+  const list = String(await admin.send(['CLIENT', 'LIST']));
+  return list
+    .split('\n')
+    .filter((line) => / flags=\S*t\S*/.test(line) && / flags=\S*B/.test(line))
+    .map((line) => /\bid=(\d+)/.exec(line)![1]!);
+}
+
+/** The ids of connections named `name` that are not tracking (the data connections). */
+export async function dataClientIds(admin: RespireClient, name: string): Promise<string[]> {
+  const list = String(await admin.send(['CLIENT', 'LIST']));
+  return list
+    .split('\n')
+    .filter((line) => line.includes(` name=${name} `) && !/ flags=\S*t/.test(line))
+    .map((line) => /\bid=(\d+)/.exec(line)![1]!);
+}

@@ -1,0 +1,43 @@
+// Issue 11 "Topology" (refreshes never need a node that has died): a node black-holed early in the
+// refresh order cost `connectTimeout` on every refresh, since each one asked the nodes in the same
+// order. A node whose topology read just failed is now asked last, so the next refresh goes
+// straight to a live one. Seen through the dead node's fault proxy: no connection is made to it.
+import { describe, expect, it } from 'vitest';
+import { resolveOptions } from '../../src/client/options.js';
+import { TopologyRefresher } from '../../src/cluster/topology-refresher.js';
+import { useProxiedClients } from '../cluster/cluster-support.js';
+import { useRedisCluster } from '../kit/vitest-redis.js';
+
+const cluster = useRedisCluster();
+const kit = useProxiedClients(cluster);
+
+describe('a topology refresh', () => {
+  it('asks a node whose read just failed last, so a black-holed node costs one timeout, not one per refresh', async () => {
+    const options = resolveOptions({
+      endpoints: [cluster.endpoints[0]!],
+      useCluster: true,
+      connectTimeout: 300,
+      cluster: { refreshInterval: 0, addressMap: kit.proxied.addressMap },
+    });
+    const refresher = new TopologyRefresher(options, () => {});
+    try {
+      await refresher.start();
+      // The first node a refresh asks: the first online primary of the map.
+      const first = refresher.topology!.nodes.find(
+        (node) => node.role === 'primary' && node.health === 'online',
+      )!;
+      const proxy = [...kit.proxied.proxies.values()].find(
+        (candidate) => candidate.port === first.endpoint.port,
+      )!;
+      await proxy.setMode('blackhole');
+      const before = proxy.connectionsAccepted;
+      await refresher.refresh(); // asks the dead node first, times out, then the next one answers
+      expect(proxy.connectionsAccepted).toBe(before + 1);
+      await refresher.refresh();
+      await refresher.refresh();
+      expect(proxy.connectionsAccepted).toBe(before + 1);
+    } finally {
+      refresher.stop();
+    }
+  });
+});
