@@ -26,7 +26,8 @@ const ENTRY_POINTS = {
     'RespireConfigurationError',
   ],
   'respire/resp': ['RespDecoder', 'encodeCommand', 'RespireProtocolError', 'RespireServerError'],
-  'respire/breaker': ['CircuitBreaker'],
+  'respire/breaker': ['CircuitBreaker', 'SharedCircuitRegistry'],
+  'respire/breaker/testing': ['breakerModel', 'breakerCommands', 'fakeClock'],
   'respire/cluster': ['keySlot'],
 };
 

@@ -16,7 +16,11 @@ export {
   DiagnosticChannels,
   type ReconnectDiagnostic,
 } from './client/diagnostics.js';
+export type { DurableBatch } from './client/durable/durable-batch.js';
+export type { DurableOptions, DurableReport, DurableWriteReport } from './client/durable/durable-report.js';
 export type { RespireEndpointInput } from './client/endpoint.js';
+export type { EntrySource, HashEntry } from './client/imports/field-chunks.js';
+export type { HashImport, HashImportResult, ImportHashOptions } from './client/imports/hash-import.js';
 export type { KeyPrefixView } from './client/key-prefix-view.js';
 export {
   type RespireCounter,
@@ -38,6 +42,8 @@ export type {
 } from './client/pubsub/subscriber.js';
 export type { KeyScanOptions, ScanOptions } from './client/scan.js';
 export type { RedisScript, ScriptArgument, ScriptOptions } from './client/scripting.js';
+export type { SetFromStreamOptions, ValueSource } from './client/streams/upload.js';
+export type { GetStreamOptions, ValueStream } from './client/streams/value-stream.js';
 export type { Batch, BatchFailure } from './client/transactions/batch.js';
 export type { Transaction, TransactionOptions } from './client/transactions/multi.js';
 export type { WatchSession } from './client/transactions/watch-session.js';

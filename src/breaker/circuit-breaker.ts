@@ -1,15 +1,9 @@
 // One endpoint's circuit: the state controller of seed 000 ("How a circuit opens and recovers",
 // "Rejections") with BREAKER.md decisions 1-14 and 18. Synchronous: no timers, nothing async.
 
-import { RespireError } from '../errors.js';
-import {
-  AdmitRejection,
-  type CircuitAcquireResult,
-  CircuitOutcome,
-  PROBES_FULL_REJECTION,
-  TicketAdmission,
-} from './admission.js';
-import { AdmissionSlots, MAX_ADMISSIONS_IN_FLIGHT } from './admission-slots.js';
+import { acquireResult } from './acquire-result.js';
+import { AdmitRejection, type CircuitAcquireResult, CircuitOutcome } from './admission.js';
+import { AdmissionSlots } from './admission-slots.js';
 import {
   type CircuitState,
   type CircuitStateRecord,
@@ -117,15 +111,7 @@ export class CircuitBreaker {
    *   admission must be completed).
    */
   tryAcquire(): CircuitAcquireResult {
-    const ticket = this.tryAdmit();
-    if (ticket >= 0) return new TicketAdmission(this, ticket);
-    if (ticket === AdmitRejection.ProbesFull) return PROBES_FULL_REJECTION;
-    if (ticket === AdmitRejection.Saturated) {
-      throw new RespireError(
-        `more than ${MAX_ADMISSIONS_IN_FLIGHT} circuit admissions in flight: every admission must be completed`,
-      );
-    }
-    return { admitted: false, retryAfter: this.retryAfterMs };
+    return acquireResult(this, this.tryAdmit(), this.retryAfterMs);
   }
 
   /**

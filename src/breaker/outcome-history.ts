@@ -1,6 +1,39 @@
 // One endpoint's exact outcome history: a ring of individual outcomes over typed arrays with
 // running counts (BREAKER.md 1-3 and 5; seed 000 "How a circuit opens and recovers" 1).
 
+/** Where a history lives: an ArrayBuffer of its own, or a slot of a SharedArrayBuffer (shared/). */
+export interface HistoryStorage {
+  /** When each outcome became known, in clock milliseconds; `maximumSampleCount` long. */
+  readonly times: Float64Array;
+  /** 1 for a failure, 0 for a success; `maximumSampleCount` long. */
+  readonly outcomes: Uint8Array;
+  /** `[head, count, failures]`: index of the oldest entry, entries held, failures held. */
+  readonly counters: Int32Array;
+}
+
+const HEAD = 0;
+const COUNT = 1;
+const FAILURES = 2;
+
+/** Bytes of a history of `maximumSampleCount` outcomes: times, the three counters, outcomes. */
+export function historyBytes(maximumSampleCount: number): number {
+  return maximumSampleCount * 9 + 12;
+}
+
+/** The storage of a history at `byteOffset` (a multiple of 8) in `buffer`. */
+export function historyStorage(
+  maximumSampleCount: number,
+  buffer: ArrayBufferLike = new ArrayBuffer(historyBytes(maximumSampleCount)),
+  byteOffset = 0,
+): HistoryStorage {
+  const counters = byteOffset + maximumSampleCount * 8;
+  return {
+    times: new Float64Array(buffer, byteOffset, maximumSampleCount),
+    counters: new Int32Array(buffer, counters, 3),
+    outcomes: new Uint8Array(buffer, counters + 12, maximumSampleCount),
+  };
+}
+
 /**
  * A bounded FIFO of `(time, failed)` outcomes. No buckets: each outcome leaves exactly when it
  * expires (`now - time >= samplingWindow`) or when `maximumSampleCount` newer ones push it out.
@@ -9,26 +42,27 @@
  *
  * "Now" is read from `clock[0]`, a cell the owner writes, rather than passed as an argument: on
  * Node 20 a double passed to a call V8 does not inline is boxed, one allocation per outcome.
+ * The counts live in typed-array cells so that a shared circuit can keep its history in a
+ * SharedArrayBuffer; it calls every method inside its per-circuit guard (shared/shared-circuit.ts).
  */
 export class OutcomeHistory {
-  /** When each outcome became known, in clock milliseconds. */
   private readonly times: Float64Array;
-  /** 1 for a failure, 0 for a success; summed by `dropOldest`. */
   private readonly outcomes: Uint8Array;
+  private readonly counters: Int32Array;
   private readonly capacity: number;
   private readonly samplingWindow: number;
   /** `clock[0]` is the current time, kept by the owner (never decreasing). */
   private readonly clock: Float64Array;
-  /** Index of the oldest entry. */
-  private head = 0;
-  private count = 0;
-  private failureCount = 0;
 
-  constructor(maximumSampleCount: number, samplingWindow: number, clock: Float64Array) {
-    // One buffer for both arrays: one allocation, one backing store per history.
-    const buffer = new ArrayBuffer(maximumSampleCount * 9);
-    this.times = new Float64Array(buffer, 0, maximumSampleCount);
-    this.outcomes = new Uint8Array(buffer, maximumSampleCount * 8, maximumSampleCount);
+  constructor(
+    maximumSampleCount: number,
+    samplingWindow: number,
+    clock: Float64Array,
+    storage: HistoryStorage = historyStorage(maximumSampleCount),
+  ) {
+    this.times = storage.times;
+    this.outcomes = storage.outcomes;
+    this.counters = storage.counters;
     this.capacity = maximumSampleCount;
     this.samplingWindow = samplingWindow;
     this.clock = clock;
@@ -36,52 +70,54 @@ export class OutcomeHistory {
 
   /** Outcomes held, as of the last eviction. */
   get total(): number {
-    return this.count;
+    return this.counters[COUNT]!;
   }
 
   /** Failures held, as of the last eviction. */
   get failures(): number {
-    return this.failureCount;
+    return this.counters[FAILURES]!;
   }
 
   /** Adds an outcome known now (`clock[0]`), after evicting. */
   record(failed: boolean): void {
+    const counters = this.counters;
     // Inline test of the oldest entry, so the eviction loop runs (and is compiled) only when due.
-    if (this.count !== 0 && this.clock[0]! - this.times[this.head]! >= this.samplingWindow)
+    if (counters[COUNT] !== 0 && this.clock[0]! - this.times[counters[HEAD]!]! >= this.samplingWindow)
       this.evictExpired();
-    if (this.count === this.capacity) this.dropOldest();
-    let tail = this.head + this.count;
+    if (counters[COUNT] === this.capacity) this.dropOldest();
+    let tail = counters[HEAD]! + counters[COUNT]!;
     if (tail >= this.capacity) tail -= this.capacity;
     this.times[tail] = this.clock[0]!;
     this.outcomes[tail] = failed ? 1 : 0;
-    this.count++;
-    if (failed) this.failureCount++;
+    counters[COUNT]!++;
+    if (failed) counters[FAILURES]!++;
   }
 
   /** Drops every entry that has expired by now; O(1) when even the newest has. */
   evictExpired(): void {
-    if (this.count === 0) return;
+    const counters = this.counters;
+    if (counters[COUNT] === 0) return;
     const now = this.clock[0]!;
-    let newest = this.head + this.count - 1;
+    let newest = counters[HEAD]! + counters[COUNT]! - 1;
     if (newest >= this.capacity) newest -= this.capacity;
     if (now - this.times[newest]! >= this.samplingWindow) {
       this.clear();
       return;
     }
     // The newest entry stays, so this loop ends before the ring is empty.
-    while (now - this.times[this.head]! >= this.samplingWindow) this.dropOldest();
+    while (now - this.times[counters[HEAD]!]! >= this.samplingWindow) this.dropOldest();
   }
 
   /** Forgets everything in O(1): pointers only, the arrays are not zeroed. */
   clear(): void {
-    this.head = 0;
-    this.count = 0;
-    this.failureCount = 0;
+    this.counters.fill(0);
   }
 
   private dropOldest(): void {
-    this.failureCount -= this.outcomes[this.head]!;
-    this.head = this.head + 1 === this.capacity ? 0 : this.head + 1;
-    this.count--;
+    const counters = this.counters;
+    const head = counters[HEAD]!;
+    counters[FAILURES]! -= this.outcomes[head]!;
+    counters[HEAD] = head + 1 === this.capacity ? 0 : head + 1;
+    counters[COUNT]!--;
   }
 }

@@ -23,6 +23,9 @@ import type { ClientSideCacheStats } from './cache/client-side-cache.js';
 import { UncachedView } from './cache/uncached-view.js';
 import { Commander } from './commander.js';
 import type { RedisArgument } from './commands/caller.js';
+import { DurableBatch, type DurableOptions } from './durable/durable-batch.js';
+import type { EntrySource } from './imports/field-chunks.js';
+import { HashImport, type ImportHashOptions, type ImportSettings } from './imports/hash-import.js';
 import { checkedPrefix, KeyPrefixView } from './key-prefix-view.js';
 import { ClientTelemetry } from './metrics.js';
 import { type ClientCircuit, circuitRegistry } from './node/circuit-gate.js';
@@ -34,6 +37,8 @@ import { isReadOnlyCommand } from './read-only-commands.js';
 import { refusedCommand } from './refused-commands.js';
 import type { Router } from './router.js';
 import { errorSinkFor } from './scripting.js';
+import { type SetFromStreamOptions, uploadValue, type ValueSource } from './streams/upload.js';
+import { type GetStreamOptions, ValueStream } from './streams/value-stream.js';
 import { Batch, type BatchDispatcher } from './transactions/batch.js';
 import { watchAskError } from './transactions/cluster-errors.js';
 import { Transaction } from './transactions/multi.js';
@@ -56,6 +61,7 @@ export class ClientCore extends Commander {
   private closing: Promise<void> | undefined;
   /** How batches send their entries: contiguously, in one go (batch.ts). */
   private readonly batchDispatcher: BatchDispatcher;
+  private readonly importSettings: ImportSettings;
   private readonly telemetry: ClientTelemetry;
   /** `redis.client.errors`: told what a caller received; none without that metric. */
   private readonly errorSink: ((error: unknown) => void) | undefined;
@@ -93,6 +99,10 @@ export class ClientCore extends Commander {
         return node;
       },
     });
+    this.importSettings = {
+      ...options,
+      deleteKey: (key) => this.call(['DEL', key], undefined, undefined).catch(ignore),
+    };
     this.batchDispatcher = {
       commandTimeout: options.commandTimeout,
       errorSink: this.errorSink,
@@ -249,6 +259,47 @@ export class ClientCore extends Commander {
       return Promise.reject(node);
     }
     return this.watchOn(node, list, 0);
+  }
+
+  /**
+   * GET whose value arrives as a stream of Buffers, never held whole, on a dedicated connection of
+   * the key's node (src/client/streams/value-stream.ts; README "Streamed values").
+   */
+  getStream(key: RedisArgument, options?: GetStreamOptions): ValueStream {
+    return new ValueStream(this.router.watchNode([key]), key, this.options, options);
+  }
+
+  /**
+   * SET whose value of `options.length` bytes is written from `source` as it comes, on a dedicated
+   * connection of the key's node (src/client/streams/upload.ts). True once stored; false when
+   * `condition` kept Redis from storing it.
+   */
+  setFromStream(key: RedisArgument, source: ValueSource, options: SetFromStreamOptions): Promise<boolean> {
+    const done = uploadValue(this.router.watchNode([key]), key, source, this.options, options);
+    if (this.errorSink !== undefined) done.catch(this.errorSink);
+    return done;
+  }
+
+  /**
+   * A hash import of `entries` into `key`, in HSET transactions on a dedicated connection of the
+   * key's node; `run()` starts it, and resumes it after a circuit rejection
+   * (src/client/imports/hash-import.ts; README "Hash imports").
+   */
+  importHash(key: RedisArgument, entries: EntrySource, options: ImportHashOptions): HashImport {
+    return new HashImport(this.router.watchNode([key]), key, entries, this.importSettings, options);
+  }
+
+  /**
+   * A durability batch: its writes, then WAIT (or WAITAOF) on the same dedicated connection of
+   * their keys' node, reported per write (src/client/durable/durable-batch.ts; README
+   * "Durability batches").
+   */
+  durable(options: DurableOptions): DurableBatch {
+    return new DurableBatch(options, {
+      commandTimeout: this.options.commandTimeout,
+      place: (writes) => this.router.transactionNode(writes),
+      errorSink: this.errorSink,
+    });
   }
 
   /**
@@ -419,3 +470,5 @@ function mayRetry(error: unknown, args: readonly RespArgument[]): boolean {
   if (!(error instanceof RespireConnectionError || error instanceof RespireTimeoutError)) return false;
   return error.written === false || isReadOnlyCommand(args);
 }
+
+function ignore(): void {}

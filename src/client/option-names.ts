@@ -16,7 +16,6 @@ const NOT_BUILT: Readonly<Record<string, { noOp?: unknown; allowed: string }>> =
  * Refuses names outside `known` (the RespireOptions names) and the options of features not built
  * yet. `replicaEndpoints` together with `circuitBreaker` keeps its own message (seed 000
  * "Limits": rejected even once replicas work).
- * `circuitBreaker.shared` (API.md "Circuits shared across worker threads") is not built either.
  * @throws RespireConfigurationError naming the option.
  */
 export function refuseUnknownOptions(options: object, known: readonly string[]): void {
@@ -33,16 +32,5 @@ export function refuseUnknownOptions(options: object, known: readonly string[]):
   for (const [name, { noOp, allowed }] of Object.entries(NOT_BUILT)) {
     const value = given[name];
     if (value !== undefined && value !== noOp) throw new RespireConfigurationError(name, value, allowed);
-  }
-  if (
-    typeof breaker === 'object' &&
-    breaker !== null &&
-    (breaker as { shared?: unknown }).shared !== undefined
-  ) {
-    throw new RespireConfigurationError(
-      'circuitBreaker.shared',
-      (breaker as { shared?: unknown }).shared,
-      'not set: circuits shared across worker threads are not supported yet',
-    );
   }
 }

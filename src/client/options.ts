@@ -2,7 +2,11 @@
 // invalid option becomes a RespireConfigurationError naming the option and its allowed range;
 // unknown names and options of features not built yet are refused first (option-names.ts).
 import type tls from 'node:tls';
-import { type RespireCircuitBreakerOptions, validateCircuitBreakerOptions } from '../breaker/index.js';
+import {
+  type RespireCircuitBreakerOptions,
+  SharedCircuitRegistry,
+  validateCircuitBreakerOptions,
+} from '../breaker/index.js';
 import type { ResolvedCircuitBreakerOptions } from '../breaker/options.js';
 import { RespireConfigurationError, type RespireEndpoint } from '../errors.js';
 import type { MaintenanceMode } from '../transport/maintenance/maintenance.js';
@@ -77,7 +81,11 @@ export interface RespireOptions {
   maxDedicatedConnections?: number;
   reconnect?: ReconnectOption;
   retry?: RespireRetryOptions;
-  circuitBreaker?: RespireCircuitBreakerOptions | null;
+  /**
+   * Circuit options, or `{ shared }`: the circuits of a SharedCircuitRegistry (attached in this
+   * thread), shared with every client in every worker thread that uses it; its options apply.
+   */
+  circuitBreaker?: RespireCircuitBreakerOptions | { shared: SharedCircuitRegistry } | null;
   /** Bulk and simple strings as Buffer instead of string. Default false. */
   returnBuffers?: boolean;
   /** Replies of read-only single-key commands kept locally until Redis invalidates them (API.md). Default none. */
@@ -123,6 +131,8 @@ export interface ResolvedOptions extends ResolvedModeOptions {
   reconnect: ReconnectFunction | false;
   retryAttempts: number;
   circuitBreaker: ResolvedCircuitBreakerOptions | null;
+  /** The registry of `circuitBreaker: { shared }`, whose circuits the client leases; else null. */
+  sharedCircuits: SharedCircuitRegistry | null;
   returnBuffers: boolean;
   clientSideCache: ResolvedCacheOptions | null;
   meter: RespireMeter | null;
@@ -199,10 +209,15 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
     );
   }
   const parsed = endpoints.map((endpoint, i) => parseEndpoint(endpoint, `endpoints[${i}]`));
+  const sharedCircuits = sharedRegistry(options.circuitBreaker);
   const circuitBreaker =
     options.circuitBreaker === undefined || options.circuitBreaker === null
       ? null
-      : validateCircuitBreakerOptions(options.circuitBreaker, 'circuitBreaker.');
+      : (sharedCircuits?.options ??
+        validateCircuitBreakerOptions(
+          options.circuitBreaker as RespireCircuitBreakerOptions,
+          'circuitBreaker.',
+        ));
   const random = options.random ?? systemRandom;
   if (options.username !== undefined && options.password === undefined) {
     throw new RespireConfigurationError('password', undefined, 'a string when username is set');
@@ -234,6 +249,7 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
     reconnect: reconnect(options.reconnect, random),
     retryAttempts: integer(options.retry?.maxAttempts, 'retry.maxAttempts', 1, 1, 100),
     circuitBreaker,
+    sharedCircuits,
     returnBuffers: options.returnBuffers === true,
     clientSideCache: resolveCacheOptions(options.clientSideCache),
     ...resolveMetricOptions(options.meter, options.metricGroups),
@@ -254,6 +270,31 @@ function maintenanceMode(value: unknown): MaintenanceMode {
   if (value === undefined) return 'auto';
   if (value === 'auto' || value === 'enabled' || value === 'disabled') return value;
   throw new RespireConfigurationError('maintenance', value, "'auto', 'enabled' or 'disabled'");
+}
+
+/**
+ * The registry of `circuitBreaker: { shared }`, or null for plain circuit options. Its options
+ * were fixed when it was made, so `shared` comes alone (API.md "Circuits shared across worker threads").
+ */
+function sharedRegistry(value: unknown): SharedCircuitRegistry | null {
+  if (value === null || typeof value !== 'object' || !('shared' in value)) return null;
+  const { shared, ...others } = value as { shared: unknown };
+  if (!(shared instanceof SharedCircuitRegistry)) {
+    throw new RespireConfigurationError(
+      'circuitBreaker.shared',
+      shared,
+      'a SharedCircuitRegistry (new SharedCircuitRegistry(options), or SharedCircuitRegistry.attach(buffer))',
+    );
+  }
+  const extra = Object.keys(others)[0];
+  if (extra !== undefined) {
+    throw new RespireConfigurationError(
+      `circuitBreaker.${extra}`,
+      (others as Record<string, unknown>)[extra],
+      'not set beside circuitBreaker.shared: the shared registry fixes the options for every thread',
+    );
+  }
+  return shared;
 }
 
 function replicaEndpoints(value: unknown): RespireEndpoint[] {

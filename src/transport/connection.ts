@@ -73,10 +73,12 @@ export class Connection {
   private lastReadAt = Number.NEGATIVE_INFINITY;
   /** Set by `boundClose`: past this time, what is still owed a reply fails and the socket closes. */
   private closeBy = 0;
+  /** Reads go here, not to the decoder, while a streamed value uses `socket` (streams/raw-exchange.ts). */
+  tap: ((chunk: Buffer) => void) | undefined = undefined;
 
   constructor(
     readonly endpoint: RespireEndpoint,
-    private readonly socket: net.Socket,
+    readonly socket: net.Socket,
     private readonly clock: Clock,
     private readonly events: ConnectionEvents,
     returnBuffers: boolean,
@@ -180,9 +182,9 @@ export class Connection {
     return command.promise;
   }
 
-  /** Resolves once no reply is owed (or the connection is gone). */
+  /** Resolves once no reply is owed and no streamed value is under way (or the connection is gone). */
   whenIdle(): Promise<void> {
-    if (this.inflight.length === 0 || this.closed) return Promise.resolve();
+    if ((this.inflight.length === 0 && this.tap === undefined) || this.closed) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -223,7 +225,7 @@ export class Connection {
    * as a close by the client (no health outcome).
    */
   boundClose(boundMs: number): void {
-    if (this.closed || this.inflight.length === 0) return;
+    if (this.closed || (this.inflight.length === 0 && this.tap === undefined)) return;
     let closeBy = this.clock.now() + boundMs;
     for (let i = 0; i < this.inflight.length; i++) {
       const deadline = this.inflight.at(i)!.deadline;
@@ -231,6 +233,12 @@ export class Connection {
     }
     this.closeBy = closeBy;
     this.timer.arm(closeBy);
+  }
+
+  /** The streamed value ended: replies are decoded again, and close() may send QUIT now. */
+  untap(): void {
+    this.tap = undefined;
+    if (this.inflight.length === 0) this.wakeIdle();
   }
 
   private shut(error: RespireError | undefined, owed: RespireError): void {
@@ -260,6 +268,10 @@ export class Connection {
   private readonly onData = (chunk: Buffer): void => {
     // Once per socket read, not per reply: the proof of life the unresponsive rule looks for.
     this.lastReadAt = this.clock.now();
+    if (this.tap !== undefined) {
+      this.tap(chunk);
+      return;
+    }
     try {
       this.decoder.write(chunk);
     } catch (error) {
@@ -393,7 +405,7 @@ export class Connection {
     const ownMs = this.commandTimeoutMs > 0 ? this.commandTimeoutMs : head.timeoutMs;
     const silenceMs = this.maintenance?.relax(ownMs) ?? ownMs;
     const quietSince = Math.max(head.writtenAt, this.lastReadAt);
-    return Math.max(head.deadline === 0 ? 0 : head.deadline, quietSince + silenceMs);
+    return Math.max(head.deadline, quietSince + silenceMs);
   }
 
   /** The first command in flight with a reply deadline (usually the head), or undefined. */

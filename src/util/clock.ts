@@ -7,3 +7,10 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => performance.now() };
+
+/**
+ * Milliseconds since the Unix epoch, monotonic within a thread: `performance.timeOrigin +
+ * performance.now()`. `performance.now()` counts from each thread's own start, so threads that
+ * compare times (a circuit shared across worker threads) need this common origin.
+ */
+export const epochClock: Clock = { now: () => performance.timeOrigin + performance.now() };

@@ -6,9 +6,9 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { RespireCircuitOpenError, RespireClient } from '../../src/index.js';
+import { CommandTap } from '../kit/command-tap.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { FAST_CIRCUIT, nextTransition, outcome, tripByRefusal, untilProbeDue } from './circuit-kit.js';
-import { CommandTap } from './circuit-tap.js';
 import { useTestClients } from './support.js';
 
 const { startProxy } = useTestClients(useRedisServer());

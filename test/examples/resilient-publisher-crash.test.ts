@@ -2,59 +2,29 @@
 // spool: every event it acknowledged reaches the stream, none twice after deduplication by key,
 // and a torn record at the end of the spool is cut rather than replayed. The publisher runs as a
 // child process from examples/resilient-publisher/main.ts, compiled once in beforeAll with tsc
-// (about half a second: TypeScript 7) into a scratch directory, so that the child is plain Node
-// and the test does not share `build/` with `npm run bench`.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+// (test/kit/compile-entry.ts) into a scratch directory, so that the child is plain Node and the
+// test does not share `build/` with `npm run bench`.
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import os from 'node:os';
-import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { readUniqueEvents } from '../../examples/resilient-publisher/consumer.js';
 import { useTestClients } from '../client/support.js';
+import { type CompiledEntry, compileEntry } from '../kit/compile-entry.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { expectDelivered, Progress, parseKey } from './resilient-publisher-kit.js';
 import { lastSegment, segmentFiles, useScratchDirs } from './resilient-publisher-spool-kit.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const TSC = path.join(
-  path.dirname(createRequire(import.meta.url).resolve('typescript/package.json')),
-  'bin',
-  'tsc',
-);
 const { open, startProxy } = useTestClients(useRedisServer());
 const scratch = useScratchDirs();
-let buildDir = '';
+let compiled: CompiledEntry | undefined;
 let mainJs = '';
 
 beforeAll(async () => {
-  buildDir = fs.mkdtempSync(path.join(os.tmpdir(), 'respire-publisher-build-'));
-  // Only the entry and what it imports; the repository's own options (tsconfig.base.json).
-  const flags = ['--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022'];
-  flags.push(
-    '--lib',
-    'es2022,esnext.disposable',
-    '--types',
-    'node',
-    '--strict',
-    '--skipLibCheck',
-    '--noCheck',
-  );
-  const entry = path.join(ROOT, 'examples/resilient-publisher/main.ts');
-  await promisify(execFile)(
-    process.execPath,
-    [TSC, '--ignoreConfig', ...flags, '--rootDir', ROOT, '--outDir', buildDir, entry],
-    {
-      cwd: ROOT,
-    },
-  );
-  fs.writeFileSync(path.join(buildDir, 'package.json'), '{ "type": "module" }\n');
-  mainJs = path.join(buildDir, 'examples/resilient-publisher/main.js');
+  compiled = await compileEntry('examples/resilient-publisher/main.ts');
+  mainJs = compiled.file;
 });
-afterAll(() => fs.rmSync(buildDir, { recursive: true, force: true }));
+afterAll(() => compiled?.remove());
 
 const children = new Set<ChildProcess>();
 afterEach(() => {

@@ -61,7 +61,6 @@ describe('options of features not built yet', () => {
     [{ url: 'redis://127.0.0.1:6379' }, 'url'],
     [{ endpoints: ['redis://127.0.0.1:6379'] }, 'endpoints[0]'],
     [{ endpoints: [{ path: '/tmp/redis.sock' }] }, 'endpoints[0].path'],
-    [{ ...BASE, circuitBreaker: { shared: {} } }, 'circuitBreaker.shared'],
   ];
   it.each(unbuilt)('%o is refused as not supported yet', (options, option) => {
     const error = rejection(options);

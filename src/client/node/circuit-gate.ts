@@ -5,12 +5,14 @@
 // channel of the client (the shared pipeline, dedicated connections, the subscriber) and its views.
 import {
   AdmitRejection,
-  type CircuitBreaker,
   CircuitBreakerRegistry,
   type CircuitOutcome,
   type CircuitSnapshot,
   type CircuitState,
+  type EndpointCircuit,
+  type EndpointCircuitSource,
   MAX_ADMISSIONS_IN_FLIGHT,
+  type SharedCircuitRegistry,
   type TransitionListener,
 } from '../../breaker/index.js';
 import type { ResolvedCircuitBreakerOptions } from '../../breaker/options.js';
@@ -57,11 +59,20 @@ export interface CircuitGateOptions {
   readonly telemetry: CircuitTelemetry;
 }
 
-/** The registry a client's gates share: its clock is read once per synchronous run (see CircuitGate). */
-export function circuitRegistry(options: Pick<CircuitGateOptions, 'circuitBreaker' | 'clock' | 'random'>): {
-  registry: CircuitBreakerRegistry;
+/**
+ * The registry a client's gates share: its clock is read once per synchronous run (see CircuitGate).
+ * With `circuitBreaker: { shared }`, the SharedCircuitRegistry given, on its own clock: every
+ * thread's times must share one origin, so the client's clock does not apply.
+ */
+export function circuitRegistry(
+  options: Pick<CircuitGateOptions, 'circuitBreaker' | 'clock' | 'random'> & {
+    sharedCircuits?: SharedCircuitRegistry | null;
+  },
+): {
+  registry: EndpointCircuitSource;
   freshTime: () => void;
 } {
+  if (options.sharedCircuits) return { registry: options.sharedCircuits, freshTime: noop };
   const { random } = options;
   // The system clock is read at most once per synchronous run: a flush admits a tick's commands
   // and one socket read completes many, and performance.now() would cost ~40 ns per command.
@@ -81,7 +92,7 @@ const UNCHECKED = CommandFlags.TransactionStep;
 
 export class CircuitGate implements AdmissionGate {
   readonly endpoint: RespireEndpoint;
-  private readonly breaker: CircuitBreaker;
+  private readonly breaker: EndpointCircuit;
   private readonly release: () => void;
   private readonly stopForwarding: () => void;
   private readonly telemetry: CircuitTelemetry;

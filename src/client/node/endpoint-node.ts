@@ -63,8 +63,11 @@ export class EndpointNode {
   /** The node's tracking connection (cache/tracker.ts); none without `clientSideCache`. */
   readonly tracker: CacheTracker | undefined;
   private readonly dedicated: DedicatedPool;
-  /** Lends dedicated connections to blocking commands and WATCH sessions, through the circuit. */
-  private readonly lender: SessionPool;
+  /**
+   * Lends dedicated connections, through the circuit, to blocking commands, WATCH sessions, and
+   * streamed values, hash imports and durability batches (src/client/streams, imports, durable).
+   */
+  readonly lender: SessionPool;
   private readonly hold: BlockingHold | undefined;
   private closing: Promise<void> | undefined;
 
@@ -126,6 +129,11 @@ export class EndpointNode {
   /** The endpoint's circuit, read-only; undefined without `circuitBreaker`. */
   get circuit(): ClientCircuit | undefined {
     return this.gate?.circuit;
+  }
+
+  /** The client closed or destroyed the node's dedicated connections (a failure it caused). */
+  get dedicatedClosed(): boolean {
+    return this.dedicated.isClosed();
   }
 
   /** Where this node's transactions are written: the shared pipeline. */

@@ -1,11 +1,11 @@
-// A TCP tap for the circuit interleaving test: forwards every connection to a target and reads
-// both directions (requests with the kit's own RESP reader, replies by frame), so it can say which
+// A TCP tap for circuit tests and the breaker-shared bench: forwards every connection to a target
+// and reads both directions (requests with the kit's own RESP reader, replies by frame), so it can say which
 // commands reached the server side while the client's circuit was open or half-open, and how many
 // were in flight there at once. Replies are counted before they are passed on, so the client never
 // learns of a reply before the tap does.
 import net from 'node:net';
 import type { ClientCircuit } from '../../src/client/node/circuit-gate.js';
-import { frameEnd, readRequest } from '../kit/resp-wire.js';
+import { frameEnd, readRequest } from './resp-wire.js';
 
 /** What the client sends on its own when it connects: never admitted, so never counted. */
 const SETUP_COMMANDS = new Set(['HELLO', 'CLIENT', 'SELECT', 'AUTH', 'QUIT']);

@@ -1,24 +1,14 @@
 // The naive reference model of one circuit (BREAKER.md "Testing it"): a full outcome log filtered
-// by age and count on every read, an exact rational threshold, and plain fields for the rest.
-import type { CircuitSnapshot, CircuitState } from '../../src/breaker/index.js';
-import { seededRandom } from './support.js';
-
-export interface ModelOptions {
-  maximumSampleCount: number;
-  minimumFailureCount: number;
-  /** The threshold is exactly numerator / denominator. */
-  numerator: number;
-  denominator: number;
-  samplingWindow: number;
-  openDuration: number;
-  halfOpenProbeCount: number;
-  openDurationMultiplier: number;
-  /** maxOpenDuration = openDuration * maxOpenFactor. */
-  maxOpenFactor: number;
-  openDurationJitter: number;
-  /** Seed of the random source shared (as two identical generators) with the real breaker. */
-  seed: number;
-}
+// by age and count on every read, the failure threshold as an exact decimal fraction, and plain
+// fields for the rest. Obviously right rather than fast; `respire/breaker/testing` exports it.
+import type { CircuitSnapshot } from '../circuit-breaker.js';
+import type { CircuitState } from '../circuit-state.js';
+import {
+  type ResolvedCircuitBreakerOptions,
+  type RespireCircuitBreakerOptions,
+  validateCircuitBreakerOptions,
+} from '../options.js';
+import { seededRandom } from './fake-clock.js';
 
 export type ModelOutcome = 'success' | 'failure' | 'none';
 
@@ -29,7 +19,28 @@ interface LoggedOutcome {
   failed: boolean;
 }
 
+/** What the model takes besides the options: the seed of the jitter draws (as given to `fakeClock`). */
+export interface BreakerModelEnvironment {
+  seed?: number;
+}
+
+/**
+ * The threshold as the user wrote it, an exact fraction `numerator / denominator` of its shortest
+ * decimal spelling (0.07 is 7/100, not the double nearest it): what "failure fraction" means.
+ */
+function decimalFraction(value: number): { numerator: bigint; denominator: bigint } {
+  const [mantissa = '0', exponentText = '0'] = String(value).split('e');
+  const [whole = '0', fraction = ''] = mantissa.split('.');
+  const exponent = Number(exponentText) - fraction.length;
+  const digits = BigInt(whole + fraction);
+  return exponent >= 0
+    ? { numerator: digits * 10n ** BigInt(exponent), denominator: 1n }
+    : { numerator: digits, denominator: 10n ** BigInt(-exponent) };
+}
+
+/** The reference model of one circuit on a hand-driven clock; see `breakerModel`. */
 export class BreakerModel {
+  readonly options: ResolvedCircuitBreakerOptions;
   /** The raw fake-clock value, which may go backwards. */
   rawTime = 0;
   /** The clamped time: the highest raw value seen at any command. */
@@ -40,14 +51,18 @@ export class BreakerModel {
   probesInFlight = 0;
   probeSuccesses = 0;
   trips = 0;
+  /** Every transition, as `from->to`. */
   readonly transitions: string[] = [];
   /** Every admission ever made, by index: its generation and whether it was completed. */
   readonly admissions: { generation: number; done: boolean }[] = [];
   private log: LoggedOutcome[] = [];
   private readonly random: () => number;
+  private readonly threshold: { numerator: bigint; denominator: bigint };
 
-  constructor(readonly options: ModelOptions) {
-    this.random = seededRandom(options.seed);
+  constructor(options?: RespireCircuitBreakerOptions, environment: BreakerModelEnvironment = {}) {
+    this.options = validateCircuitBreakerOptions(options);
+    this.threshold = decimalFraction(this.options.failureRateThreshold);
+    this.random = seededRandom(environment.seed ?? 1);
   }
 
   /** Clamps the clock; called at the start of every command. */
@@ -62,15 +77,19 @@ export class BreakerModel {
     return young.slice(-this.options.maximumSampleCount);
   }
 
+  /** Whether an admission now would be admitted (taking nothing): 0, -1 open, -2 probes full. */
+  wouldAdmit(): number {
+    if (this.state === 'open' && this.now < this.openUntil) return -1;
+    if (this.state === 'half_open' && this.probesFull()) return -2;
+    return 0;
+  }
+
   acquire(): ModelAcquire {
     if (this.state === 'open') {
       if (this.now < this.openUntil)
         return { admitted: false, retryAfter: Math.max(1, Math.ceil(this.openUntil - this.now)) };
       this.move('half_open');
-    } else if (
-      this.state === 'half_open' &&
-      this.probesInFlight + this.probeSuccesses >= this.options.halfOpenProbeCount
-    ) {
+    } else if (this.state === 'half_open' && this.probesFull()) {
       return { admitted: false, retryAfter: null };
     }
     if (this.state === 'half_open') this.probesInFlight++;
@@ -126,20 +145,24 @@ export class BreakerModel {
     };
   }
 
+  private probesFull(): boolean {
+    return this.probesInFlight + this.probeSuccesses >= this.options.halfOpenProbeCount;
+  }
+
   /** Exact: failures >= minimum and failures / total >= numerator / denominator, in integers. */
   private wouldTrip(log: LoggedOutcome[]): boolean {
     const failures = log.filter((entry) => entry.failed).length;
-    const { minimumFailureCount, numerator, denominator } = this.options;
-    return failures >= minimumFailureCount && failures * denominator >= numerator * log.length;
+    const { numerator, denominator } = this.threshold;
+    return (
+      failures >= this.options.minimumFailureCount &&
+      BigInt(failures) * denominator >= numerator * BigInt(log.length)
+    );
   }
 
   private trip(): void {
     this.trips++;
-    const { openDuration, openDurationMultiplier, maxOpenFactor, openDurationJitter } = this.options;
-    let delay = Math.min(
-      openDuration * openDurationMultiplier ** (this.trips - 1),
-      openDuration * maxOpenFactor,
-    );
+    const { openDuration, openDurationMultiplier, maxOpenDuration, openDurationJitter } = this.options;
+    let delay = Math.min(openDuration * openDurationMultiplier ** (this.trips - 1), maxOpenDuration);
     if (openDurationJitter > 0) delay *= 1 - openDurationJitter * this.random();
     this.openUntil = this.now + delay;
     this.move('open');
@@ -152,4 +175,12 @@ export class BreakerModel {
     this.probesInFlight = 0;
     this.probeSuccesses = 0;
   }
+}
+
+/** The reference model of a circuit with `options` (validated as `CircuitBreaker` validates them). */
+export function breakerModel(
+  options?: RespireCircuitBreakerOptions,
+  environment?: BreakerModelEnvironment,
+): BreakerModel {
+  return new BreakerModel(options, environment);
 }

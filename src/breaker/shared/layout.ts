@@ -1,0 +1,124 @@
+// Where everything lives in a SharedCircuitRegistry's SharedArrayBuffer (API.md "Circuits shared
+// across worker threads"): a header with the fixed options, then one slot per endpoint holding its
+// key, its state word, its guard and its exact outcome ring. Offsets only; no behaviour.
+
+import type { ResolvedCircuitBreakerOptions } from '../options.js';
+import { historyBytes } from '../outcome-history.js';
+
+/** 'RSPC': tells a registry buffer from any other SharedArrayBuffer. */
+export const MAGIC = 0x52535043;
+/** Bumped when the layout changes: a buffer from another version of respire is refused. */
+export const LAYOUT_VERSION = 1;
+
+/** Header cells (Int32 indexes). */
+export const H_MAGIC = 0;
+export const H_VERSION = 1;
+export const H_MAX_ENDPOINTS = 2;
+export const H_MAX_IDLE = 3;
+/** The table lock: held while a slot is claimed, looked up, released or evicted; never per command. */
+export const H_TABLE_LOCK = 4;
+/** A counter stamped on a slot when it is last let go of, for least-recently-used eviction. */
+export const H_USE_CLOCK = 5;
+/** Byte offset of the options, as Float64 values in `OPTION_ORDER`. */
+const OPTIONS_BYTE = 32;
+
+/** The options, in their header order. */
+export const OPTION_ORDER = [
+  'failureRateThreshold',
+  'minimumFailureCount',
+  'samplingWindow',
+  'maximumSampleCount',
+  'openDuration',
+  'halfOpenProbeCount',
+  'openDurationMultiplier',
+  'maxOpenDuration',
+  'openDurationJitter',
+] as const satisfies readonly (keyof ResolvedCircuitBreakerOptions)[];
+
+const HEADER_BYTES = align8(OPTIONS_BYTE + OPTION_ORDER.length * 8);
+
+/** Slot cells (Int32 indexes from the slot's first cell). */
+export const S_STATUS = 0;
+/** Threads holding the slot (each counts once, while it has leases or admissions in flight). */
+export const S_USES = 1;
+export const S_LAST_USED = 2;
+export const S_KEY_LENGTH = 3;
+/** The state word (state-word.ts): changed only by compareExchange. */
+export const S_STATE = 4;
+/** The guard of the history and of the fields a transition writes: 0 free, 1 held. */
+export const S_GUARD = 5;
+/** The open deadline as the two Int32 halves of a Float64, written before the state word says open. */
+export const S_OPEN_UNTIL = 6;
+export const S_TRIPS = 8;
+const SLOT_CELLS = 10;
+
+export const STATUS_FREE = 0;
+export const STATUS_READY = 1;
+
+/** Longest endpoint key, in UTF-8 bytes (`host:port`; a host name is at most 253). */
+export const MAX_KEY_BYTES = 256;
+
+/** Byte offsets inside one slot. */
+const TIME_BYTE = align8(SLOT_CELLS * 4);
+const KEY_BYTE = TIME_BYTE + 8;
+const HISTORY_BYTE = align8(KEY_BYTE + MAX_KEY_BYTES);
+
+function align8(bytes: number): number {
+  return Math.ceil(bytes / 8) * 8;
+}
+
+/** Byte positions of one registry's parts, from its endpoint count and ring size. */
+export class Layout {
+  readonly slotBytes: number;
+  readonly totalBytes: number;
+
+  constructor(
+    readonly maxEndpoints: number,
+    readonly maximumSampleCount: number,
+  ) {
+    this.slotBytes = align8(HISTORY_BYTE + historyBytes(maximumSampleCount));
+    this.totalBytes = HEADER_BYTES + maxEndpoints * this.slotBytes;
+  }
+
+  /** Byte offset of the slot's first cell. */
+  slotByte(slot: number): number {
+    return HEADER_BYTES + slot * this.slotBytes;
+  }
+
+  /** Int32 index of the slot's cell `cell`. */
+  cell(slot: number, cell: number): number {
+    return this.slotByte(slot) / 4 + cell;
+  }
+
+  /** Byte offset of the slot's latest-time Float64 (the history's clamped clock, BREAKER.md 4). */
+  timeByte(slot: number): number {
+    return this.slotByte(slot) + TIME_BYTE;
+  }
+
+  keyByte(slot: number): number {
+    return this.slotByte(slot) + KEY_BYTE;
+  }
+
+  historyByte(slot: number): number {
+    return this.slotByte(slot) + HISTORY_BYTE;
+  }
+}
+
+/** Writes the options into a new buffer's header. */
+export function writeOptions(buffer: SharedArrayBuffer, options: ResolvedCircuitBreakerOptions): void {
+  const values = new Float64Array(buffer, OPTIONS_BYTE, OPTION_ORDER.length);
+  OPTION_ORDER.forEach((name, i) => {
+    values[i] = options[name];
+  });
+}
+
+/** The options a buffer's header holds, by name (validated again by the caller). */
+export function readOptions(buffer: SharedArrayBuffer): Record<(typeof OPTION_ORDER)[number], number> {
+  const values = new Float64Array(buffer, OPTIONS_BYTE, OPTION_ORDER.length);
+  return Object.fromEntries(OPTION_ORDER.map((name, i) => [name, values[i]!])) as Record<
+    (typeof OPTION_ORDER)[number],
+    number
+  >;
+}
+
+export { HEADER_BYTES };

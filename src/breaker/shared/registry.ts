@@ -1,0 +1,296 @@
+// SharedCircuitRegistry (API.md "Circuits shared across worker threads"): one circuit per endpoint
+// for every thread of a process, its whole state in one SharedArrayBuffer handed to workers. A
+// bounded table of endpoint slots with seed 000's idle-histories rule (BREAKER.md 16) applied across
+// threads; a full table is an error, never a slot shared by two endpoints.
+import { RespireConfigurationError, RespireError } from '../../errors.js';
+import { epochClock } from '../../util/clock.js';
+import { turnCachedClock } from '../../util/turn-clock.js';
+import type { CircuitState } from '../circuit-state.js';
+import {
+  type CircuitBreakerEnvironment,
+  clockOf,
+  listenerErrorReporterOf,
+  randomOf,
+} from '../environment.js';
+import {
+  type ResolvedCircuitBreakerOptions,
+  type RespireCircuitBreakerOptions,
+  validateCircuitBreakerOptions,
+} from '../options.js';
+import type { EndpointTransitionListener } from '../registry.js';
+import { MAX_IDLE_HISTORIES } from '../registry.js';
+import { Notifier } from '../transition-notifier.js';
+import { EndpointTable } from './endpoint-table.js';
+import {
+  H_MAGIC,
+  H_MAX_ENDPOINTS,
+  H_MAX_IDLE,
+  H_VERSION,
+  HEADER_BYTES,
+  LAYOUT_VERSION,
+  Layout,
+  MAGIC,
+  readOptions,
+  writeOptions,
+} from './layout.js';
+import { SharedCircuit, type SharedCircuitContext } from './shared-circuit.js';
+import { MAX_SHARED_PROBES, StateWordLayout } from './state-word.js';
+
+/** Endpoints a registry holds by default, in use or idle. */
+export const DEFAULT_MAX_ENDPOINTS = 64;
+/** Most endpoints one registry can hold. */
+export const MAX_SHARED_ENDPOINTS = 4096;
+
+/** The options of a shared registry: the circuit's, fixed for every thread, and the table's size. */
+export interface SharedCircuitRegistryOptions extends RespireCircuitBreakerOptions {
+  /** Endpoint slots, in use or idle. Default 64; an integer, 1 through 4096. */
+  maxEndpoints?: number;
+  /** Idle histories kept beyond those in use (BREAKER.md 16), within `maxEndpoints`. Default 16; 0 through 4096. */
+  maxIdleHistories?: number;
+}
+
+/** A thread's hold on an endpoint's shared circuit. `release()` once when the connection is gone. */
+export interface SharedCircuitLease {
+  readonly breaker: SharedCircuit;
+  release(): void;
+}
+
+interface LocalEntry {
+  readonly key: string;
+  readonly slot: number;
+  readonly circuit: SharedCircuit;
+  leases: number;
+  readonly stopForwarding: () => void;
+}
+
+/**
+ * Made once (`new SharedCircuitRegistry(options)`), its `buffer` handed to workers, attached in
+ * each (`SharedCircuitRegistry.attach(buffer)`). Every thread sees one state per endpoint key.
+ * Each object is one thread's view: its clock, its listeners, its handles.
+ */
+export class SharedCircuitRegistry {
+  readonly buffer: SharedArrayBuffer;
+  readonly options: ResolvedCircuitBreakerOptions;
+  readonly maxEndpoints: number;
+  readonly maxIdleHistories: number;
+  private readonly context: SharedCircuitContext;
+  private readonly table: EndpointTable;
+  private readonly local = new Map<string, LocalEntry>();
+  /** Leases `circuit(endpoint)` took for this view. */
+  private readonly held = new Map<string, SharedCircuitLease>();
+  private readonly transitions: Notifier<[string, CircuitState, CircuitState]>;
+
+  /**
+   * A new registry and its buffer, seen from this thread.
+   * @throws RespireConfigurationError when an option is out of range.
+   */
+  constructor(options: SharedCircuitRegistryOptions = {}, environment: CircuitBreakerEnvironment = {}) {
+    if (options === null || typeof options !== 'object')
+      throw new RespireConfigurationError('options', options, 'an object');
+    const {
+      maxEndpoints = DEFAULT_MAX_ENDPOINTS,
+      maxIdleHistories = MAX_IDLE_HISTORIES,
+      ...circuit
+    } = options;
+    const resolved = validateSharedOptions(circuit);
+    if (!Number.isInteger(maxEndpoints) || maxEndpoints < 1 || maxEndpoints > MAX_SHARED_ENDPOINTS) {
+      throw new RespireConfigurationError(
+        'maxEndpoints',
+        maxEndpoints,
+        `an integer from 1 through ${MAX_SHARED_ENDPOINTS}`,
+      );
+    }
+    if (
+      !Number.isInteger(maxIdleHistories) ||
+      maxIdleHistories < 0 ||
+      maxIdleHistories > MAX_SHARED_ENDPOINTS
+    ) {
+      throw new RespireConfigurationError(
+        'maxIdleHistories',
+        maxIdleHistories,
+        `an integer from 0 through ${MAX_SHARED_ENDPOINTS}`,
+      );
+    }
+    const layout = new Layout(maxEndpoints, resolved.maximumSampleCount);
+    const buffer = new SharedArrayBuffer(layout.totalBytes);
+    const header = new Int32Array(buffer, 0, HEADER_BYTES / 4);
+    header[H_VERSION] = LAYOUT_VERSION;
+    header[H_MAX_ENDPOINTS] = maxEndpoints;
+    header[H_MAX_IDLE] = maxIdleHistories;
+    writeOptions(buffer, resolved);
+    // Published last: a buffer is a registry's once its magic is there.
+    Atomics.store(header, H_MAGIC, MAGIC);
+    this.buffer = buffer;
+    this.options = resolved;
+    this.maxEndpoints = maxEndpoints;
+    this.maxIdleHistories = maxIdleHistories;
+    this.context = contextOf(buffer, layout, resolved, environment);
+    this.table = new EndpointTable(this.context.cells, layout, this.context.words, maxIdleHistories);
+    this.transitions = new Notifier(this.context.reportListenerError);
+  }
+
+  /**
+   * This thread's view of the registry whose `buffer` another thread made. `environment` is this
+   * thread's clock, random source and listener-error reporter; the default clock is
+   * `performance.timeOrigin + performance.now()`, read once per synchronous run, since every
+   * thread's `performance.now()` starts at its own origin.
+   * @throws RespireConfigurationError when `buffer` is not a registry's buffer.
+   */
+  static attach(
+    buffer: SharedArrayBuffer,
+    environment: CircuitBreakerEnvironment = {},
+  ): SharedCircuitRegistry {
+    const header =
+      buffer instanceof SharedArrayBuffer && buffer.byteLength >= HEADER_BYTES
+        ? new Int32Array(buffer, 0, HEADER_BYTES / 4)
+        : undefined;
+    if (
+      header === undefined ||
+      Atomics.load(header, H_MAGIC) !== MAGIC ||
+      header[H_VERSION] !== LAYOUT_VERSION
+    ) {
+      throw new RespireConfigurationError(
+        'buffer',
+        buffer,
+        "the SharedArrayBuffer of a SharedCircuitRegistry (its 'buffer'), from this version of respire",
+      );
+    }
+    const view: SharedCircuitRegistry = Object.create(SharedCircuitRegistry.prototype);
+    const resolved = validateSharedOptions(readOptions(buffer));
+    const maxEndpoints = header[H_MAX_ENDPOINTS]!;
+    const layout = new Layout(maxEndpoints, resolved.maximumSampleCount);
+    if (layout.totalBytes !== buffer.byteLength) {
+      throw new RespireConfigurationError('buffer', buffer, 'a whole SharedCircuitRegistry buffer');
+    }
+    const context = contextOf(buffer, layout, resolved, environment);
+    Object.assign(view, {
+      buffer,
+      options: resolved,
+      maxEndpoints,
+      maxIdleHistories: header[H_MAX_IDLE]!,
+      context,
+      table: new EndpointTable(context.cells, layout, context.words, header[H_MAX_IDLE]!),
+      local: new Map(),
+      held: new Map(),
+      transitions: new Notifier(context.reportListenerError),
+    });
+    return view;
+  }
+
+  /** Endpoints held by any thread, in use or idle. */
+  get size(): number {
+    return this.table.size();
+  }
+
+  /** Endpoints no thread holds. */
+  get idleCount(): number {
+    return this.table.idleCount();
+  }
+
+  /**
+   * `endpoint`'s circuit, held by this view until `detach()` (so that it cannot be evicted while
+   * this thread may use it). For endpoints that come and go, `acquire` and release instead.
+   * @throws RespireError when every slot is held (see `acquire`).
+   */
+  circuit(endpoint: string): SharedCircuit {
+    let lease = this.held.get(endpoint);
+    if (lease === undefined) {
+      lease = this.acquire(endpoint);
+      this.held.set(endpoint, lease);
+    }
+    return lease.breaker;
+  }
+
+  /**
+   * Holds `endpoint`'s circuit for a connection: the slot stays this endpoint's while any thread
+   * holds it or has an admission in flight on it. A new endpoint takes a free slot, or evicts the
+   * least recently used idle one (closed before open); a returning evicted endpoint starts closed.
+   * @throws RespireConfigurationError (option `maxEndpoints`) when every slot is held, or the key
+   *   is longer than 256 UTF-8 bytes.
+   */
+  acquire(endpoint: string): SharedCircuitLease {
+    const entry = this.local.get(endpoint) ?? this.attachEntry(endpoint);
+    if (entry.leases++ === 0) entry.circuit.setIdleCallback(null);
+    let held = true;
+    return {
+      breaker: entry.circuit,
+      release: () => {
+        if (!held) return;
+        held = false;
+        if (--entry.leases !== 0) return;
+        if (entry.circuit.admissionsInFlight === 0) this.dropEntry(entry);
+        else entry.circuit.setIdleCallback(() => this.dropEntry(entry));
+      },
+    };
+  }
+
+  /** Lets go of every circuit `circuit()` took for this view. */
+  detach(): void {
+    for (const lease of this.held.values()) lease.release();
+    this.held.clear();
+  }
+
+  /** Subscribes to the transitions this thread makes, on any endpoint; returns the unsubscribe function. */
+  onTransition(listener: EndpointTransitionListener): () => void {
+    return this.transitions.subscribe(listener);
+  }
+
+  private attachEntry(key: string): LocalEntry {
+    if (typeof key !== 'string')
+      throw new RespireError(`an endpoint key must be a string, got ${typeof key}`);
+    const slot = this.table.hold(key);
+    const circuit = new SharedCircuit(this.context, slot);
+    const entry: LocalEntry = {
+      key,
+      slot,
+      circuit,
+      leases: 0,
+      stopForwarding: circuit.onTransition((from: CircuitState, to: CircuitState) =>
+        this.transitions.emit(key, from, to),
+      ),
+    };
+    this.local.set(key, entry);
+    return entry;
+  }
+
+  /** This thread no longer holds the endpoint: its hold on the slot ends (it may become idle). */
+  private dropEntry(entry: LocalEntry): void {
+    if (this.local.get(entry.key) !== entry) return;
+    entry.circuit.setIdleCallback(null);
+    entry.stopForwarding();
+    this.local.delete(entry.key);
+    this.table.letGo(entry.slot);
+  }
+}
+
+/** The circuit options, validated as for `CircuitBreaker`, within the state word's probe limit. */
+function validateSharedOptions(options: RespireCircuitBreakerOptions): ResolvedCircuitBreakerOptions {
+  const resolved = validateCircuitBreakerOptions(options);
+  if (resolved.halfOpenProbeCount > MAX_SHARED_PROBES) {
+    throw new RespireConfigurationError(
+      'halfOpenProbeCount',
+      resolved.halfOpenProbeCount,
+      `an integer from 1 through ${MAX_SHARED_PROBES} in a shared registry (the probe counts share the state word)`,
+    );
+  }
+  return resolved;
+}
+
+function contextOf(
+  buffer: SharedArrayBuffer,
+  layout: Layout,
+  options: ResolvedCircuitBreakerOptions,
+  environment: CircuitBreakerEnvironment,
+): SharedCircuitContext {
+  const clock = typeof environment.now === 'function' ? clockOf(environment) : turnCachedClock(epochClock);
+  return {
+    buffer,
+    cells: new Int32Array(buffer, 0, layout.totalBytes >> 2),
+    layout,
+    words: new StateWordLayout(options.halfOpenProbeCount),
+    options,
+    clock,
+    random: randomOf(environment),
+    reportListenerError: listenerErrorReporterOf(environment),
+  };
+}

@@ -1,0 +1,355 @@
+// One endpoint's circuit shared by every thread of a SharedCircuitRegistry: the state controller of
+// seed 000 and BREAKER.md 1-14 and 18 over a SharedArrayBuffer slot. This object is one thread's
+// handle; the state is the slot's. Closed admission is wait-free (one atomic load); the state word
+// changes only by compareExchange; the history and the fields a transition writes change inside
+// a short per-circuit guard (a compareExchange spin, never Atomics.wait). Exactly one thread makes
+// each transition, and only its listeners hear of it.
+
+import { acquireResult } from '../acquire-result.js';
+import { AdmitRejection, type CircuitAcquireResult, CircuitOutcome } from '../admission.js';
+import { AdmissionSlots, MAX_ADMISSIONS_IN_FLIGHT } from '../admission-slots.js';
+import type { CircuitSnapshot, TransitionListener } from '../circuit-breaker.js';
+import type { CircuitState } from '../circuit-state.js';
+import type { MonotonicClock, RandomSource } from '../environment.js';
+import { openDelay } from '../open-delay.js';
+import type { ResolvedCircuitBreakerOptions } from '../options.js';
+import { historyStorage, OutcomeHistory } from '../outcome-history.js';
+import { Notifier } from '../transition-notifier.js';
+import { shouldTrip } from '../trip-rule.js';
+import { type Layout, S_GUARD, S_OPEN_UNTIL, S_STATE, S_TRIPS } from './layout.js';
+import { OpenDeadline, SlotGuard } from './slot-cells.js';
+import { CLOSED, HALF_OPEN, OPEN, type StateWordLayout, stateName, stateOf } from './state-word.js';
+
+/**
+ * Called after a transition this thread made, once the new state word is committed, with the new
+ * state's generation (every transition starts one; a `TransitionListener` may ignore it).
+ */
+export type SharedTransitionListener = (from: CircuitState, to: CircuitState, generation: number) => void;
+
+/** What a thread's handle is made from: the registry's buffer and layout, and the thread's own clock. */
+export interface SharedCircuitContext {
+  readonly buffer: SharedArrayBuffer;
+  readonly cells: Int32Array;
+  readonly layout: Layout;
+  readonly words: StateWordLayout;
+  readonly options: ResolvedCircuitBreakerOptions;
+  readonly clock: MonotonicClock;
+  readonly random: RandomSource;
+  readonly reportListenerError: (error: unknown) => void;
+}
+
+/**
+ * A thread's handle on a shared circuit, with `CircuitBreaker`'s admission API. Tickets and
+ * admission objects belong to the thread that took them. `admissionsInFlight` and the listeners
+ * are this thread's; the state, counts and deadline are everyone's.
+ */
+export class SharedCircuit {
+  readonly options: ResolvedCircuitBreakerOptions;
+  private readonly cells: Int32Array;
+  private readonly words: StateWordLayout;
+  private readonly stateCell: number;
+  private readonly guard: SlotGuard;
+  private readonly openUntil: OpenDeadline;
+  private readonly tripsCell: number;
+  private readonly history: OutcomeHistory;
+  /** The circuit's clamped clock, shared (BREAKER.md 4): written only inside the guard. */
+  private readonly circuitTime: Float64Array;
+  /** This thread's clamped clock reading, for admission. */
+  private readonly time = new Float64Array([Number.NEGATIVE_INFINITY]);
+  private readonly slots = new AdmissionSlots();
+  private readonly transitions: Notifier<[CircuitState, CircuitState, number]>;
+  private readonly clock: MonotonicClock;
+  private readonly random: RandomSource;
+  private retryAfterMs = 1;
+  private idleCallback: (() => void) | null = null;
+
+  constructor(context: SharedCircuitContext, slot: number) {
+    const { layout, buffer, options } = context;
+    this.options = options;
+    this.cells = context.cells;
+    this.words = context.words;
+    this.stateCell = layout.cell(slot, S_STATE);
+    this.guard = new SlotGuard(this.cells, layout.cell(slot, S_GUARD));
+    this.openUntil = new OpenDeadline(this.cells, layout.cell(slot, S_OPEN_UNTIL));
+    this.tripsCell = layout.cell(slot, S_TRIPS);
+    this.circuitTime = new Float64Array(buffer, layout.timeByte(slot), 1);
+    const storage = historyStorage(options.maximumSampleCount, buffer, layout.historyByte(slot));
+    this.history = new OutcomeHistory(
+      options.maximumSampleCount,
+      options.samplingWindow,
+      this.circuitTime,
+      storage,
+    );
+    this.clock = context.clock;
+    this.random = context.random;
+    this.transitions = new Notifier(context.reportListenerError);
+  }
+
+  /** The state every thread sees now. An open circuit past its deadline stays `open` until an admission attempt. */
+  get state(): CircuitState {
+    return stateName(Atomics.load(this.cells, this.stateCell));
+  }
+
+  /** This thread's admissions not yet completed. */
+  get admissionsInFlight(): number {
+    return this.slots.inFlight;
+  }
+
+  /** The `retryAfter` of this thread's latest `AdmitRejection.Open`, in milliseconds. */
+  get lastRetryAfter(): number {
+    return this.retryAfterMs;
+  }
+
+  /** As `CircuitBreaker.tryAcquire`. */
+  tryAcquire(): CircuitAcquireResult {
+    return acquireResult(this, this.tryAdmit(), this.retryAfterMs);
+  }
+
+  /** As `CircuitBreaker.tryAdmit`. Closed: one atomic load and a ticket from this thread's table. */
+  tryAdmit(): number {
+    const word = Atomics.load(this.cells, this.stateCell);
+    if (stateOf(word) === CLOSED) return this.slots.issue(this.words.generation(word));
+    return this.admitWhileNotClosed(word);
+  }
+
+  /** As `CircuitBreaker.check`: what `tryAdmit()` would say now, taking nothing. */
+  check(): number {
+    for (;;) {
+      const word = Atomics.load(this.cells, this.stateCell);
+      const state = stateOf(word);
+      if (state === CLOSED) return 0;
+      if (state === HALF_OPEN)
+        return this.words.taken(word) >= this.options.halfOpenProbeCount ? AdmitRejection.ProbesFull : 0;
+      const rejection = this.openRejection(word);
+      if (rejection !== RETRY) return rejection;
+    }
+  }
+
+  /** Whether a ticket in flight was admitted by the current state's generation. */
+  isCurrent(ticket: number): boolean {
+    return (
+      this.slots.generationOf(ticket) === this.words.generation(Atomics.load(this.cells, this.stateCell))
+    );
+  }
+
+  /** As `CircuitBreaker.complete`: an outcome from an earlier generation only frees its ticket. */
+  complete(ticket: number, outcome: CircuitOutcome): boolean {
+    const generation = this.slots.redeem(ticket);
+    if (generation < 0) return false;
+    if (outcome === CircuitOutcome.Success || outcome === CircuitOutcome.Failure) {
+      this.completeGuarded(generation, outcome);
+    } else {
+      // No outcome: only a probe of the current round frees its slot; nothing else to do.
+      const word = Atomics.load(this.cells, this.stateCell);
+      if (stateOf(word) === HALF_OPEN && this.words.generation(word) === generation)
+        this.completeGuarded(generation, CircuitOutcome.None);
+    }
+    if (this.slots.inFlight === 0 && this.idleCallback !== null) this.idleCallback();
+    return true;
+  }
+
+  /**
+   * Subscribes to the transitions this thread makes (each transition is made by exactly one
+   * thread, and heard only there); returns the function that unsubscribes.
+   */
+  onTransition(listener: SharedTransitionListener | TransitionListener): () => void {
+    return this.transitions.subscribe(listener);
+  }
+
+  /** @internal For tests: the generation that admitted a ticket in flight, or -1. */
+  ticketGeneration(ticket: number): number {
+    return this.slots.generationOf(ticket);
+  }
+
+  /** The shared counts after evicting expired outcomes; `admissionsInFlight` is this thread's. */
+  snapshot(): CircuitSnapshot {
+    this.readClock();
+    this.guard.lock();
+    let word: number;
+    let failures: number;
+    let total: number;
+    try {
+      this.advanceCircuitTime();
+      this.history.evictExpired();
+      word = Atomics.load(this.cells, this.stateCell);
+      failures = this.history.failures;
+      total = this.history.total;
+    } finally {
+      this.guard.unlock();
+    }
+    const state = stateOf(word);
+    const words = this.words;
+    return Object.freeze({
+      state: stateName(word),
+      failures,
+      total,
+      probesInFlight: state === HALF_OPEN ? words.taken(word) - words.successes(word) : 0,
+      probeSuccesses: state === HALF_OPEN ? words.successes(word) : 0,
+      openUntil: state === OPEN ? this.openUntil.read() : null,
+      consecutiveTrips: Atomics.load(this.cells, this.tripsCell),
+      admissionsInFlight: this.slots.inFlight,
+    });
+  }
+
+  /** @internal The registry's hook, called whenever this thread's last admission in flight completes. */
+  setIdleCallback(callback: (() => void) | null): void {
+    this.idleCallback = callback;
+  }
+
+  /**
+   * Open: reject until the deadline, then one thread's compareExchange makes the circuit half-open,
+   * that attempt being its first probe (BREAKER.md 8). Half-open: a compareExchange takes a probe
+   * while `taken < halfOpenProbeCount` (BREAKER.md 9), so the budget holds across every thread.
+   */
+  private admitWhileNotClosed(first: number): number {
+    const cells = this.cells;
+    const words = this.words;
+    let word = first;
+    for (;;) {
+      const state = stateOf(word);
+      if (state === CLOSED) return this.slots.issue(words.generation(word));
+      if (this.slots.inFlight >= MAX_ADMISSIONS_IN_FLIGHT) return AdmitRejection.Saturated;
+      if (state === HALF_OPEN) {
+        if (words.taken(word) >= this.options.halfOpenProbeCount) return AdmitRejection.ProbesFull;
+        const seen = Atomics.compareExchange(cells, this.stateCell, word, word + words.takenOne);
+        if (seen === word) return this.slots.issue(words.generation(word));
+        word = seen;
+        continue;
+      }
+      const rejection = this.openRejection(word);
+      if (rejection === AdmitRejection.Open) return rejection;
+      if (rejection === 0) {
+        const halfOpen = words.word(HALF_OPEN, words.nextGeneration(word), 1, 0);
+        const seen = Atomics.compareExchange(cells, this.stateCell, word, halfOpen);
+        if (seen === word) {
+          // The probe is taken before listeners run, so a re-entrant listener cannot take its slot.
+          const ticket = this.slots.issue(words.generation(halfOpen));
+          this.transitions.emit('open', 'half_open', words.generation(halfOpen));
+          return ticket;
+        }
+      }
+      word = Atomics.load(cells, this.stateCell);
+    }
+  }
+
+  /**
+   * For an open `word`: `AdmitRejection.Open` (with `retryAfterMs`, BREAKER.md 13) before the
+   * deadline, 0 once it has passed, or `RETRY` when the word changed while the deadline was read
+   * (the deadline is written before the word says open, so an unchanged word vouches for it).
+   */
+  private openRejection(word: number): number {
+    const openUntil = this.openUntil.read();
+    if (Atomics.load(this.cells, this.stateCell) !== word) return RETRY;
+    this.readClock();
+    const now = this.time[0]!;
+    if (now >= openUntil) return 0;
+    this.retryAfterMs = Math.max(1, Math.ceil(openUntil - now));
+    return AdmitRejection.Open;
+  }
+
+  /**
+   * Inside the circuit's guard: an outcome of the current generation (an earlier one changes
+   * nothing, BREAKER.md 11). Closed: record it, and a failure runs the trip test (BREAKER.md 1-3,
+   * 6). Half-open, a probe's end (BREAKER.md 10): success counts toward closing, failure reopens,
+   * none frees its slot. Transitions are heard after the guard is let go. A success or failure reads
+   * the state word only here, so that recording it costs one guarded section and no more.
+   */
+  private completeGuarded(generation: number, outcome: CircuitOutcome): void {
+    this.readClock();
+    let from: CircuitState = 'closed';
+    let to: CircuitState | null = null;
+    let next = -1;
+    this.guard.lock();
+    try {
+      const word = Atomics.load(this.cells, this.stateCell);
+      if (this.words.generation(word) !== generation) return;
+      this.advanceCircuitTime();
+      if (stateOf(word) === CLOSED) {
+        const failed = outcome === CircuitOutcome.Failure;
+        const history = this.history;
+        history.record(failed);
+        const { minimumFailureCount, failureRateThreshold } = this.options;
+        if (
+          failed &&
+          shouldTrip(history.failures, history.total, minimumFailureCount, failureRateThreshold)
+        ) {
+          // Only the guard's holder changes a closed word, so this exchange cannot fail.
+          next = this.openFrom(word);
+          if (next >= 0) to = 'open';
+        }
+      } else if (stateOf(word) === HALF_OPEN) {
+        from = 'half_open';
+        next = this.endProbe(word, outcome);
+        if (next >= 0) to = stateName(next);
+      }
+    } finally {
+      this.guard.unlock();
+    }
+    if (to !== null) this.transitions.emit(from, to, this.words.generation(next));
+  }
+
+  /**
+   * Inside the guard, for a half-open `first` word of the probe's generation: exchanges the word in
+   * a loop, because other threads may take probes meanwhile (only the guard's holder ends a round).
+   * Returns the new word when the round ended (closed or open again), else -1.
+   */
+  private endProbe(first: number, outcome: CircuitOutcome): number {
+    const words = this.words;
+    for (let word = first; ; word = Atomics.load(this.cells, this.stateCell)) {
+      if (outcome === CircuitOutcome.Failure) {
+        const open = this.openFrom(word);
+        if (open >= 0) return open;
+      } else if (
+        outcome === CircuitOutcome.Success &&
+        words.successes(word) + 1 >= this.options.halfOpenProbeCount
+      ) {
+        // Entering closed forgets the history and the trip count (BREAKER.md 5, 18).
+        this.history.clear();
+        const closed = words.word(CLOSED, words.nextGeneration(word));
+        if (Atomics.compareExchange(this.cells, this.stateCell, word, closed) === word) {
+          Atomics.store(this.cells, this.tripsCell, 0);
+          return closed;
+        }
+      } else {
+        const next = outcome === CircuitOutcome.Success ? word + words.successOne : word - words.takenOne;
+        if (Atomics.compareExchange(this.cells, this.stateCell, word, next) === word) return -1;
+      }
+    }
+  }
+
+  /**
+   * Inside the guard: writes the deadline (the delay may grow per consecutive trip, BREAKER.md 7,
+   * 18), then exchanges `word` for open. Returns the open word, or -1 when the word changed first
+   * (the caller retries).
+   */
+  private openFrom(word: number): number {
+    const trips = Atomics.load(this.cells, this.tripsCell) + 1;
+    this.openUntil.write(this.circuitTime[0]! + this.pendingDelay(trips));
+    const open = this.words.word(OPEN, this.words.nextGeneration(word));
+    if (Atomics.compareExchange(this.cells, this.stateCell, word, open) !== word) return -1;
+    Atomics.store(this.cells, this.tripsCell, trips);
+    this.delayDrawn = Number.NaN;
+    return open;
+  }
+
+  /** The open delay of this trip, drawn once however often the exchange is retried. */
+  private delayDrawn = Number.NaN;
+  private pendingDelay(trips: number): number {
+    if (Number.isNaN(this.delayDrawn)) this.delayDrawn = openDelay(trips, this.options, this.random);
+    return this.delayDrawn;
+  }
+
+  /** Inside the guard: the circuit's clock joins this thread's reading, never going back (BREAKER.md 4). */
+  private advanceCircuitTime(): void {
+    if (this.time[0]! > this.circuitTime[0]!) this.circuitTime[0] = this.time[0]!;
+  }
+
+  /** Advances this thread's `time[0]` to the clock's reading unless that is earlier (or NaN). */
+  private readClock(): void {
+    const now = this.clock.now();
+    if (now > this.time[0]!) this.time[0] = now;
+  }
+}
+
+/** `openRejection`'s answer when the word changed under it: read the word again. */
+const RETRY = 1;

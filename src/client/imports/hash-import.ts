@@ -1,0 +1,198 @@
+// `redis.importHash(key, entries, options)` (issue 13 "Hash imports"): a very large hash written
+// from an iterable or async iterable of `[field, value]`, `chunkFields` fields per HSET, each chunk
+// in a MULTI/EXEC of its own on one dedicated connection, one transaction at a time.
+//
+// With `replace`, the chunks go to a temporary key in the key's hash slot, and the last transaction
+// RENAMEs it over the key: a reader sees the old hash or the complete new one, never a part. The
+// temporary key expires after an hour without a chunk, so an import that dies leaves nothing for
+// long. Without `replace`, fields are added to the key chunk by chunk (each chunk atomic).
+//
+// Circuit (seed 000 "Hash imports check entries in connection order; a rejection before sending
+// keeps the session and its prepared fieldsets"): each transaction is admitted once, right before
+// its MULTI is written, in order on the import's connection. A rejection sent nothing: `run()`
+// rejects with the RespireCircuitOpenError, `resumable` is true, and the import keeps its
+// connection and the chunks it already read from `entries`; calling `run()` again resumes with
+// the rejected chunk. Import transactions never move to another connection.
+import { RespireCircuitOpenError, RespireConfigurationError } from '../../errors.js';
+import type { RespArgument } from '../../resp/encoder.js';
+import type { Channel } from '../../transport/channel.js';
+import { Command } from '../../transport/command.js';
+import type { Clock } from '../../util/clock.js';
+import type { RandomSource } from '../../util/random.js';
+import type { RedisArgument } from '../commands/caller.js';
+import type { EndpointNode } from '../node/endpoint-node.js';
+import { invalidTimeout, isTimeout } from '../prepare-command.js';
+import { Transaction } from '../transactions/multi.js';
+import { type EntrySource, FieldChunks } from './field-chunks.js';
+import { temporaryKey } from './import-key.js';
+
+export interface ImportHashOptions {
+  /** Fields per HSET transaction, 1 through 1,000,000. */
+  chunkFields: number;
+  /** Replace the hash atomically (temporary key, RENAME at the end) instead of adding fields. */
+  replace?: boolean | undefined;
+  /** Stops the import before its next transaction (one whose MULTI is out still completes). */
+  signal?: AbortSignal | undefined;
+  /** Reply deadline of each transaction step, ms; default `commandTimeout`. */
+  timeout?: number | undefined;
+}
+
+export interface HashImportResult {
+  /** Fields written (HSET arguments, not necessarily new fields). */
+  readonly fields: number;
+  /** MULTI/EXEC transactions run. */
+  readonly transactions: number;
+}
+
+/** What an import needs from the client. */
+export interface ImportSettings {
+  readonly commandTimeout: number;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  /** Deletes a temporary key an import leaves behind, through the client's usual path. */
+  readonly deleteKey: (key: RespArgument) => void;
+}
+
+const MAX_CHUNK_FIELDS = 1_000_000;
+/** The temporary key expires after this long without a chunk (PEXPIRE in every transaction). */
+const TEMPORARY_TTL_MS = 3_600_000;
+
+type ImportState = 'ready' | 'running' | 'rejected' | 'done' | 'failed';
+
+export class HashImport {
+  private state: ImportState = 'ready';
+  private channel: Channel | undefined;
+  private readonly chunks: FieldChunks;
+  private readonly target: RespArgument;
+  private fields = 0;
+  private transactions = 0;
+  /** A transaction was handed to the connection (it may have run even if it failed). */
+  private sentAny = false;
+  private readonly timeoutMs: number;
+
+  /** @internal Use `redis.importHash(key, entries, options)`. */
+  constructor(
+    private readonly node: EndpointNode | Error,
+    readonly key: RedisArgument,
+    entries: EntrySource,
+    private readonly settings: ImportSettings,
+    private readonly options: ImportHashOptions,
+  ) {
+    const { chunkFields, timeout } = options;
+    if (!Number.isSafeInteger(chunkFields) || chunkFields < 1 || chunkFields > MAX_CHUNK_FIELDS) {
+      throw new RespireConfigurationError(
+        'chunkFields',
+        chunkFields,
+        `an integer from 1 through ${MAX_CHUNK_FIELDS}`,
+      );
+    }
+    if (timeout !== undefined && !isTimeout(timeout)) throw invalidTimeout(timeout);
+    this.timeoutMs = timeout ?? settings.commandTimeout;
+    this.chunks = new FieldChunks(entries, chunkFields);
+    this.target = options.replace === true ? temporaryKey(key, settings.random) : key;
+  }
+
+  /** True after a circuit rejection that sent nothing: `run()` again resumes the import. */
+  get resumable(): boolean {
+    return this.state === 'rejected';
+  }
+
+  /** Fields written so far (in transactions that completed). */
+  get fieldsWritten(): number {
+    return this.fields;
+  }
+
+  /**
+   * Runs the import, or resumes it after a circuit rejection. Resolves once every field is written
+   * (and, with `replace`, the key replaced); the connection then goes back to the pool. Any other
+   * failure ends the import: its temporary key is deleted, its connection given back or closed.
+   */
+  async run(): Promise<HashImportResult> {
+    if (this.state !== 'ready' && this.state !== 'rejected') {
+      throw new TypeError(
+        `importHash: the import has ${this.state === 'running' ? 'not finished' : 'ended'}; run() resumes only after a circuit rejection`,
+      );
+    }
+    this.state = 'running';
+    try {
+      await this.writeChunks();
+    } catch (error) {
+      if (error instanceof RespireCircuitOpenError) {
+        this.state = 'rejected';
+      } else {
+        this.end('failed');
+      }
+      throw error;
+    }
+    this.end('done');
+    return { fields: this.fields, transactions: this.transactions };
+  }
+
+  /** Gives up an import that is not running: deletes its temporary key, frees its connection. */
+  abandon(): void {
+    if (this.state === 'ready' || this.state === 'rejected') this.end('failed');
+  }
+
+  private async writeChunks(): Promise<void> {
+    const node = this.node;
+    if (node instanceof Error) throw node;
+    const replace = this.options.replace === true;
+    for (;;) {
+      this.options.signal?.throwIfAborted();
+      const chunk = await this.chunks.peek();
+      const last = await this.chunks.isLastPeeked();
+      if (chunk === undefined && !(replace && this.transactions === 0)) return;
+      // A connection is borrowed only for a transaction to send (a rejection here sent nothing).
+      this.channel ??= await node.lender.acquire();
+      const tx = new Transaction({
+        target: this.channel,
+        commandTimeout: this.timeoutMs,
+        clock: this.settings.clock,
+        watched: false,
+      });
+      if (chunk !== undefined) tx.send(['HSET', this.target, ...chunk]).catch(ignore);
+      if (replace && last) {
+        if (chunk === undefined) tx.send(['DEL', this.key]).catch(ignore);
+        else {
+          tx.send(['RENAME', this.target, this.key]).catch(ignore);
+          tx.send(['PERSIST', this.key]).catch(ignore);
+        }
+      } else if (replace) tx.send(['PEXPIRE', this.target, String(TEMPORARY_TTL_MS)]).catch(ignore);
+      this.sentAny = true;
+      await tx.exec({ signal: this.options.signal });
+      this.chunks.take();
+      this.transactions++;
+      this.fields += chunk === undefined ? 0 : chunk.length / 2;
+      if (last) return;
+    }
+  }
+
+  private end(state: 'done' | 'failed'): void {
+    this.state = state;
+    this.chunks.close();
+    const { channel, node } = this;
+    this.channel = undefined;
+    // A replacing import that sent a transaction may have left its temporary key (which expires).
+    const leftover = state === 'failed' && this.options.replace === true && this.sentAny;
+    if (channel === undefined || node instanceof Error || channel.current === undefined) {
+      if (channel !== undefined && !(node instanceof Error)) node.lender.discard(channel);
+      if (leftover) this.settings.deleteKey(this.target);
+      return;
+    }
+    if (!leftover) {
+      node.lender.release(channel);
+      return;
+    }
+    // On the import's own connection, after any transaction still in flight there (an abort after
+    // MULTI was written), so that no chunk lands after the DEL.
+    const remove = new Command(['DEL', this.target], 0, undefined, undefined, this.timeoutMs);
+    channel.enqueue(remove as Command<unknown>);
+    const giveBack = (): void => {
+      if (channel.current === undefined) node.lender.discard(channel);
+      else node.lender.release(channel);
+    };
+    remove.promise.then(giveBack, giveBack);
+  }
+}
+
+function ignore(): void {}

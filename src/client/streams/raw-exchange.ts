@@ -1,0 +1,243 @@
+// Exclusive use of one dedicated connection's socket, for a value too large to hold whole
+// (`getStream`, `setFromStream`): the bytes are written and read here, around the pipeline's
+// encoder and decoder, so that neither ever holds the value. The exchange owns the connection's
+// reads (`Connection.tap`) from its write until it gives the connection back: clean (the reply read
+// to its last byte, nothing else owed) back to the pool, or closed, never misaligned.
+//
+// Circuit (seed 000 "Endpoint circuit breakers"): the borrow is checked like any dedicated
+// connection (circuit-gate.ts `borrow`), the exchange is admitted once right before its first byte
+// is written, and its outcome is reported exactly once (`report`); a probe whose reader stalls is
+// bounded by the gate like any command without a reply deadline.
+import { RespireConnectionError, type RespireEndpoint, RespireTimeoutError } from '../../errors.js';
+import { type Channel, clientClosedError } from '../../transport/channel.js';
+import { Command } from '../../transport/command.js';
+import type { Connection } from '../../transport/connection.js';
+import { Health } from '../../transport/health.js';
+import type { Clock } from '../../util/clock.js';
+import type { EndpointNode } from '../node/endpoint-node.js';
+
+/** What streamed operations share with the client's other commands. */
+export interface StreamSettings {
+  /** Default reply deadline (`commandTimeout`), ms; 0 = none. */
+  readonly commandTimeout: number;
+  readonly clock: Clock;
+}
+
+export class RawExchange {
+  /** The admission of the exchange, as a command record the gate knows how to complete. */
+  private readonly ticket: Command<unknown>;
+  private done = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Clock time of the last bytes read (or of the start of the current wait). */
+  private quietSince = 0;
+  private quietLimitMs = 0;
+  private drainWaiter: { resolve(): void; reject(error: Error): void } | undefined;
+  private paused = false;
+
+  private constructor(
+    private readonly node: EndpointNode,
+    private readonly channel: Channel,
+    private readonly connection: Connection,
+    private readonly clock: Clock,
+    /** Told once when the connection fails the exchange (lost, or silent past the deadline). */
+    private readonly onFailure: (error: Error) => void,
+    name: string,
+  ) {
+    this.ticket = new Command([name], 0, undefined, undefined, 0);
+    connection.socket.once('close', this.onClose);
+    connection.socket.on('drain', this.onDrain);
+  }
+
+  /** Borrows a dedicated connection of `node` with nothing in flight on it. */
+  static async borrow(
+    node: EndpointNode,
+    clock: Clock,
+    name: string,
+    onFailure: (error: Error) => void,
+  ): Promise<RawExchange> {
+    const channel = await node.lender.acquire();
+    const connection = channel.current;
+    if (connection === undefined || connection.inflightCount !== 0) {
+      node.lender.discard(channel);
+      throw new RespireConnectionError('the dedicated connection closed before the streamed value started', {
+        endpoint: node.endpoint,
+        written: false,
+      });
+    }
+    return new RawExchange(node, channel, connection, clock, onFailure, name);
+  }
+
+  get endpoint(): RespireEndpoint {
+    return this.node.endpoint;
+  }
+
+  /** Whether the connection was given back or closed: nothing more may be written. */
+  get finished(): boolean {
+    return this.done;
+  }
+
+  /**
+   * Right before the first byte: throws the circuit's rejection (nothing was sent, and the
+   * connection goes back to the pool as it came).
+   */
+  admit(): void {
+    const gate = this.node.gate;
+    if (gate === undefined) return;
+    const rejection = gate.admit(this.ticket);
+    if (rejection !== undefined) {
+      this.giveBack();
+      throw rejection;
+    }
+    this.ticket.gate = gate;
+  }
+
+  /** The exchange's health outcome; only the first report counts (BREAKER.md 12). */
+  report(health: Health): void {
+    this.ticket.reportHealth(health);
+  }
+
+  /** From now on every read goes to `sink` (which must not throw), not to the decoder. */
+  readInto(sink: (chunk: Buffer) => void): void {
+    this.connection.tap = (chunk) => {
+      this.quietSince = this.clock.now();
+      sink(chunk);
+    };
+  }
+
+  /** Writes bytes; false when the socket asks to drain first (await `drained()`). */
+  write(bytes: Uint8Array | string): boolean {
+    return this.connection.socket.write(bytes);
+  }
+
+  /**
+   * Resolves when the socket drained; rejects when the exchange ends first. A server that takes no
+   * bytes for `limitMs` (0 = no limit) fails the exchange with a timeout, as one that answers nothing.
+   */
+  drained(limitMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.done) {
+        reject(this.lostError());
+        return;
+      }
+      this.drainWaiter = { resolve, reject };
+      this.expectWithin(limitMs);
+    });
+  }
+
+  /** Backpressure: stops reading the socket until `resume()`; the deadline waits too. */
+  pause(): void {
+    this.paused = true;
+    this.connection.socket.pause();
+    this.stopDeadline();
+  }
+
+  /** Reads again after `pause()`; the silence is counted from now. */
+  resume(): void {
+    if (this.done || !this.paused) return;
+    this.paused = false;
+    this.connection.socket.resume();
+    this.expectWithin(this.quietLimitMs);
+  }
+
+  /**
+   * Bytes must arrive (or, while draining, be taken) within `limitMs` of the last ones, from now;
+   * 0 = no deadline. Silence past it fails the exchange with a response timeout.
+   */
+  expectWithin(limitMs: number): void {
+    this.quietLimitMs = limitMs;
+    this.quietSince = this.clock.now();
+    this.stopDeadline();
+    if (limitMs > 0 && !this.done) this.armDeadline(limitMs);
+  }
+
+  /** The reply ended: the connection is clean and goes back to the pool. */
+  giveBack(): void {
+    if (!this.finish()) return;
+    this.node.lender.release(this.channel);
+  }
+
+  /** Ends the exchange by closing the connection: the server drops whatever it was part of. */
+  close(): void {
+    if (!this.finish()) return;
+    this.node.lender.discard(this.channel);
+  }
+
+  /** The connection failed the exchange: a failure for the circuit, closed, told to the owner. */
+  fail(error: Error): void {
+    if (this.done) return;
+    this.report(Health.Failure);
+    this.close();
+    this.onFailure(error);
+  }
+
+  private finish(): boolean {
+    if (this.done) return false;
+    this.done = true;
+    this.stopDeadline();
+    const socket = this.connection.socket;
+    socket.off('close', this.onClose);
+    socket.off('drain', this.onDrain);
+    this.connection.untap();
+    // A paused socket would never read again; a connection given back must read its next replies.
+    if (this.paused) socket.resume();
+    const waiter = this.drainWaiter;
+    this.drainWaiter = undefined;
+    waiter?.reject(this.lostError());
+    return true;
+  }
+
+  private armDeadline(limitMs: number): void {
+    const due = this.quietSince + limitMs - this.clock.now();
+    this.timer = setTimeout(this.onDeadline, Math.max(0, Math.ceil(due)));
+    this.timer.unref();
+  }
+
+  private stopDeadline(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private readonly onDeadline = (): void => {
+    this.timer = undefined;
+    if (this.done) return;
+    const limitMs = this.quietLimitMs;
+    if (this.clock.now() - this.quietSince < limitMs) {
+      this.armDeadline(limitMs);
+      return;
+    }
+    const what = this.drainWaiter === undefined ? 'sent nothing' : 'read nothing';
+    this.fail(
+      new RespireTimeoutError(
+        `${this.endpoint.host}:${this.endpoint.port} ${what} for ${limitMs} ms during a streamed value`,
+        'response',
+        { endpoint: this.endpoint, timeoutMs: limitMs, written: true },
+      ),
+    );
+  };
+
+  private readonly onDrain = (): void => {
+    const waiter = this.drainWaiter;
+    if (waiter === undefined) return;
+    this.drainWaiter = undefined;
+    this.stopDeadline();
+    waiter.resolve();
+  };
+
+  private readonly onClose = (): void => {
+    if (!this.node.dedicatedClosed) {
+      this.fail(this.lostError());
+      return;
+    }
+    // The client closed (past close()'s bound) or destroyed it: a failure it caused records nothing.
+    this.report(Health.None);
+    this.close();
+    this.onFailure(clientClosedError(this.endpoint));
+  };
+
+  private lostError(): RespireConnectionError {
+    return new RespireConnectionError(
+      `connection to ${this.endpoint.host}:${this.endpoint.port} lost during a streamed value`,
+      { endpoint: this.endpoint, written: true },
+    );
+  }
+}
