@@ -1,8 +1,8 @@
 // dependency-cruiser rules for Respire's layering (STYLE.md "Layers") and its zero runtime dependencies.
 //
 // Imports only go down: errors/util <- resp <- transport <- breaker <- client <- cluster, sentinel
-// <- `src/respire-client.ts` (RespireClient, whose connect() chooses a router) <- `src/index.ts`;
-// nothing imports the entry point. Layers that do not exist yet are covered by their path patterns as soon as their directory appears.
+// <- `src/respire-client.ts` (RespireClient, whose connect() chooses a router) <- failover (a
+// group of RespireClient-like members) <- `src/index.ts`; nothing imports `src/index.ts`. Layers that do not exist yet are covered by their path patterns as soon as their directory appears.
 //
 // Why the rules are not run on `src/` directly: dependency-cruiser 17 reads TypeScript only
 // through the `typescript` package's JavaScript API (supported range >=2 <7). TypeScript 7 is the
@@ -27,10 +27,13 @@ const LAYER_PATHS = {
   client: '^src/client/',
   cluster: '^src/cluster/',
   sentinel: '^src/sentinel/',
+  /** RespireClient and the router choice of its connect(), which failover members reuse. */
+  connect: String.raw`^src/respire-client\.[jt]s$`,
+  failover: '^src/failover/',
 };
 
-/** The public entry and RespireClient, which chooses a router for the mode: above every layer. */
-const ENTRY_POINT = String.raw`^src/(index|respire-client)\.[jt]s$`;
+/** The public entry: above every layer. */
+const ENTRY_POINT = String.raw`^src/index\.[jt]s$`;
 /** Every module that has a place: the entry point and the layers. */
 const LAYERED = [ENTRY_POINT, ...Object.values(LAYER_PATHS)];
 
@@ -72,6 +75,26 @@ const LAYERS = [
     layer: 'sentinel',
     mayImport: ['foundation', 'resp', 'transport', 'breaker', 'client', 'sentinel'],
     comment: 'src/sentinel/ may import every layer below it but never cluster',
+  },
+  {
+    layer: 'connect',
+    mayImport: ['foundation', 'resp', 'transport', 'breaker', 'client', 'cluster', 'sentinel', 'connect'],
+    comment: 'src/respire-client.ts chooses a router for the mode: it may import every layer but failover',
+  },
+  {
+    layer: 'failover',
+    mayImport: [
+      'foundation',
+      'resp',
+      'transport',
+      'breaker',
+      'client',
+      'cluster',
+      'sentinel',
+      'connect',
+      'failover',
+    ],
+    comment: 'src/failover/ is a group of clients: it may import every layer, only src/index.ts imports it',
   },
 ];
 

@@ -116,6 +116,21 @@ export class RespireTimeoutError extends RespireError {
 }
 
 /**
+ * A reply deadline ran out while the endpoint was in a maintenance window (PROTOCOL.md §5: a
+ * MIGRATING, FAILING_OVER or MOVING announced by the server), even with deadlines relaxed:
+ * `'command'` for one command's deadline, `'socket'` for a connection that stayed silent.
+ */
+export class RespireMaintenanceTimeoutError extends RespireTimeoutError {
+  override name = 'RespireMaintenanceTimeoutError';
+  readonly during: 'command' | 'socket';
+
+  constructor(message: string, during: 'command' | 'socket', options: RespireTimeoutErrorOptions = {}) {
+    super(message, 'response', options);
+    this.during = during;
+  }
+}
+
+/**
  * An error reply from Redis. `code` is its first word (`ERR`, `WRONGTYPE`, `MOVED`, …). Inside an
  * aggregate reply (an `EXEC` result) it is a value; at top level the command rejects with it.
  */

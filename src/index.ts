@@ -96,6 +96,17 @@ export type { Batch, BatchFailure } from './client/transactions/batch.js';
 export type { Transaction, TransactionOptions } from './client/transactions/multi.js';
 export type { WatchSession } from './client/transactions/watch-session.js';
 export * from './errors.js';
+export {
+  type FailoverSwitchListener,
+  type RespireFailoverClient,
+  RespireFailoverGroup,
+  type SwitchReason,
+} from './failover/failover-group.js';
+export type {
+  RespireFailoverGroupOptions,
+  RespireFailoverMember,
+  RespireHealthCheckOptions,
+} from './failover/options.js';
 export type { RespDecoderOptions, RespValue } from './resp/types.js';
 export { RespireClient } from './respire-client.js';
 export type { CommandOptions } from './transport/command.js';

@@ -1,8 +1,9 @@
 // RespireClient, the one class users meet (API.md "Connecting"): the shared client core with the
 // `connect()` that chooses the router for the options' mode. It sits above the core and the
 // routers, which never import it (STYLE.md "Layers").
-import { ClientCore } from './client/client-core.js';
-import { type RespireOptions, resolveOptions } from './client/options.js';
+import { ClientCore, type NodeFactory } from './client/client-core.js';
+import { type ResolvedOptions, type RespireOptions, resolveOptions } from './client/options.js';
+import type { Router } from './client/router.js';
 import { StandaloneRouter } from './client/standalone-router.js';
 import { ClusterRouter } from './cluster/cluster-router.js';
 import { validateSentinelOptions } from './sentinel/options.js';
@@ -20,19 +21,23 @@ export class RespireClient extends ClientCore {
    */
   static async connect(options: RespireOptions): Promise<RespireClient> {
     const resolved = resolveOptions(options);
-    const sentinel = resolved.mode === 'sentinel' ? validateSentinelOptions(resolved.sentinel) : undefined;
-    const client = new RespireClient(resolved, (nodes) => {
-      if (sentinel !== undefined) return new SentinelRouter(resolved, nodes, sentinel);
-      if (resolved.mode === 'cluster') return new ClusterRouter(resolved, nodes);
-      const replicas = resolved.replicaEndpoints.map((endpoint) => nodes.create(endpoint));
-      return new StandaloneRouter(nodes.create(resolved.endpoint), replicas, resolved.readFrom);
-    });
-    try {
-      await client.start();
-    } catch (error) {
-      client.destroy();
-      throw error;
-    }
+    const client = new RespireClient(resolved, routerFor(resolved));
+    await client.start();
     return client;
   }
+}
+
+/**
+ * The router of the options' mode (also each member's of a failover group, src/failover). Sentinel
+ * options are checked here, before anything is opened.
+ * @throws RespireConfigurationError for invalid sentinel options.
+ */
+export function routerFor(resolved: ResolvedOptions): (nodes: NodeFactory) => Router {
+  const sentinel = resolved.mode === 'sentinel' ? validateSentinelOptions(resolved.sentinel) : undefined;
+  return (nodes) => {
+    if (sentinel !== undefined) return new SentinelRouter(resolved, nodes, sentinel);
+    if (resolved.mode === 'cluster') return new ClusterRouter(resolved, nodes);
+    const replicas = resolved.replicaEndpoints.map((endpoint) => nodes.create(endpoint));
+    return new StandaloneRouter(nodes.create(resolved.endpoint), replicas, resolved.readFrom);
+  };
 }

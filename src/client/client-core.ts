@@ -49,7 +49,7 @@ import type { WatchSession } from './transactions/watch-session.js';
 /** What a router may set on a node it makes (EndpointNodeSettings). */
 export type NodeExtras = Pick<
   EndpointNodeSettings,
-  'setupCommands' | 'onShardChannelDropped' | 'onReconnecting' | 'holdBlockingWhileDown'
+  'setupCommands' | 'onShardChannelDropped' | 'onReconnecting' | 'holdBlockingWhileDown' | 'onSlotsMigrated'
 >;
 
 /** Makes the nodes a router needs, sharing the client's telemetry and circuit registry. */
@@ -324,9 +324,14 @@ export class ClientCore extends Commander {
     return this.close();
   }
 
-  /** Opens what `connect()` waits for (the router's first connections). */
-  protected start(): Promise<void> {
-    return this.router.start();
+  /** Opens what `connect()` waits for (the router's first connections); on failure, closes all. */
+  protected async start(): Promise<void> {
+    try {
+      await this.router.start();
+    } catch (error) {
+      this.destroy();
+      throw error;
+    }
   }
 
   /**

@@ -9,6 +9,7 @@ import {
 } from '../breaker/index.js';
 import type { ResolvedCircuitBreakerOptions } from '../breaker/options.js';
 import { RespireConfigurationError, type RespireEndpoint } from '../errors.js';
+import type { MaintenanceMode } from '../transport/maintenance/maintenance.js';
 import {
   DEFAULT_RECONNECT,
   type ExponentialReconnect,
@@ -113,6 +114,13 @@ export interface RespireOptions {
   meter?: RespireMeter | null;
   /** What `meter` reports: RespireMetricGroups values. Default every group. */
   metricGroups?: readonly RespireMetricGroup[];
+  /**
+   * Server maintenance notifications (PROTOCOL.md §5): `auto` (default) opts in over RESP3 and
+   * ignores a server that refuses; `enabled` fails a connection the server refuses; `disabled`.
+   */
+  maintenance?: MaintenanceMode;
+  /** The reply deadline, ms, at least given to commands while a maintenance window is open. Default 10000. */
+  maintenanceRelaxedTimeout?: number;
   /** Injected time source (monotonic ms), for tests. */
   clock?: Clock;
   /** Injected randomness, for tests. */
@@ -147,6 +155,8 @@ export interface ResolvedOptions extends ResolvedModeOptions {
   meter: RespireMeter | null;
   /** The groups `meter` reports; empty without a meter. */
   metricGroups: ReadonlySet<RespireMetricGroup>;
+  maintenanceMode: MaintenanceMode;
+  maintenanceRelaxedTimeout: number;
   clock: Clock;
   random: RandomSource;
   /** Internal (socket-factory.ts): simulated sockets for test/sim; undefined for real ones. */
@@ -180,6 +190,8 @@ const OPTION_NAMES = Object.keys({
   clientSideCache: true,
   meter: true,
   metricGroups: true,
+  maintenance: true,
+  maintenanceRelaxedTimeout: true,
   clock: true,
   random: true,
 } satisfies Record<keyof RespireOptions, true>);
@@ -264,10 +276,24 @@ export function resolveOptions(options: RespireOptions): ResolvedOptions {
     returnBuffers: options.returnBuffers === true,
     clientSideCache: resolveCacheOptions(options.clientSideCache),
     ...resolveMetricOptions(options.meter, options.metricGroups),
+    maintenanceMode: maintenanceMode(options.maintenance),
+    maintenanceRelaxedTimeout: integer(
+      options.maintenanceRelaxedTimeout,
+      'maintenanceRelaxedTimeout',
+      10_000,
+      1,
+      MAX_TIMEOUT_MS,
+    ),
     clock: options.clock ?? systemClock,
     random,
     socketFactory: socketFactoryOf(options),
   };
+}
+
+function maintenanceMode(value: unknown): MaintenanceMode {
+  if (value === undefined) return 'auto';
+  if (value === 'auto' || value === 'enabled' || value === 'disabled') return value;
+  throw new RespireConfigurationError('maintenance', value, "'auto', 'enabled' or 'disabled'");
 }
 
 /**

@@ -51,6 +51,8 @@ export class ClusterNodes {
       const made: EndpointNode = this.factory.create(address.endpoint, {
         setupCommands: this.readOnlySetup,
         onReconnecting: () => this.onReconnecting(made),
+        // PROTOCOL.md §5: an SMIGRATED notification moved slots; the same rate-limited refresh.
+        onSlotsMigrated: () => this.onReconnecting(made),
         onShardChannelDropped: this.onShardChannelDropped,
       });
       node = made;

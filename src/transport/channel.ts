@@ -10,10 +10,8 @@ import {
   type RespireTimeoutError,
 } from '../errors.js';
 import type { RespValue } from '../resp/types.js';
-import type { RandomSource } from '../util/random.js';
 import { RingQueue } from '../util/ring-queue.js';
 import { startTimer, stopTimer, type Timer } from '../util/timers.js';
-import type { AdmissionGate } from './admission-gate.js';
 import {
   acquireError,
   clientClosedError,
@@ -21,44 +19,23 @@ import {
   unreachableError,
   unwrittenSetupError,
 } from './channel-errors.js';
+import type { ChannelOptions } from './channel-options.js';
 import { type Command, CommandState } from './command.js';
-import { type ConnectionSettings, connect } from './connect.js';
+import { connect } from './connect.js';
 import type { Connection } from './connection.js';
 import { DeadlineTimer } from './deadline-timer.js';
 import { Health } from './health.js';
-import { askReconnectPolicy, type ReconnectFunction } from './reconnect-policy.js';
+import type { HandoffChannel } from './maintenance/handoff.js';
+import { askReconnectPolicy } from './reconnect-policy.js';
 
-export interface ChannelOptions extends ConnectionSettings {
-  /** Commands not yet written; more wait for room (at most as many again), up to `acquireTimeout`. */
-  maxPendingCommands: number;
-  acquireTimeout: number;
-  reconnect: ReconnectFunction | false;
-  /** `reconnect` threw or gave an invalid delay; the default policy decided instead. */
-  onReconnectPolicyError?: ((error: RespireError) => void) | undefined;
-  /** Jitter of the default policy when it stands in for a failed `reconnect`. */
-  random?: RandomSource | undefined;
-  gate?: AdmissionGate | undefined;
-  onPush?: ((frame: RespValue[]) => void) | undefined;
-  /** Runs on every new connection before queued commands are written. */
-  onConnect?: ((connection: Connection) => void) | undefined;
-  /**
-   * Right after `onConnect`: commands to write on the new connection ahead of anything queued
-   * (subscriptions to restore), as the socket drains. They are part of setting the connection
-   * up, so neither `maxPendingCommands`, the gate (seed 000: reconnect set-up is not checked) nor
-   * an acquire deadline applies to them. Those not written when the connection ends fail with
-   * `written: false`.
-   */
-  writeFirst?: ((connection: Connection) => readonly Command<unknown>[]) | undefined;
-  /** A connection of this channel ended; `error` is undefined when the client closed it. */
-  onDisconnect?: ((error: RespireError | undefined) => void) | undefined;
-  /** A reconnect attempt is scheduled `delayMs` from now. */
-  onReconnectScheduled?: ((attempt: number, delayMs: number, cause: RespireError) => void) | undefined;
-}
+export type { ChannelOptions } from './channel-options.js';
 
 type ChannelState = 'connecting' | 'ready' | 'reconnecting' | 'closing' | 'closed';
 
-export class Channel {
+export class Channel implements HandoffChannel {
   private state: ChannelState = 'connecting';
+  /** A maintenance handoff holds queued commands back (maintenance/handoff.ts). */
+  private writesPaused = false;
   private connection: Connection | undefined;
   private readonly queue = new RingQueue<Command<unknown>>(64);
   /** Commands waiting for room in `queue` (bounded by maxPendingCommands too). */
@@ -194,6 +171,24 @@ export class Channel {
     return taken;
   }
 
+  pauseWrites(paused: boolean): void {
+    this.writesPaused = paused;
+    if (!paused) this.scheduleFlush();
+  }
+
+  async replaceConnection(old: Connection, endpoint: RespireEndpoint): Promise<boolean> {
+    const events = this.eventsFor();
+    const next = await connect({ ...this.options, endpoint }, events);
+    await old.whenIdle();
+    if (this.connection !== old || this.state !== 'ready' || events.bind(next) !== undefined) {
+      next.destroy(undefined);
+      return false;
+    }
+    this.writesPaused = false;
+    this.adopt(next);
+    return true;
+  }
+
   /**
    * Stops accepting commands, writes what is queued (commands that cannot be written while
    * disconnected fail unsent), waits for every reply in flight, then QUITs.
@@ -248,7 +243,7 @@ export class Channel {
    * Otherwise drop commands that settled while queued (aborted), at most once a tick.
    */
   private makeRoom(): void {
-    if (this.connection?.writable && this.setup.length === 0) {
+    if (this.connection?.writable && this.setup.length === 0 && !this.writesPaused) {
       this.connection.writeFrom(this.queue, this.options.gate);
       return;
     }
@@ -260,7 +255,7 @@ export class Channel {
   private readonly flush = (): void => {
     this.flushScheduled = false;
     this.compactedThisTick = false;
-    const connection = this.connection;
+    const connection = this.writesPaused ? undefined : this.connection;
     if (connection?.writable && this.setup.length > 0) connection.writeFrom(this.setup, undefined);
     if (connection?.writable && this.setup.length === 0) {
       connection.writeFrom(this.queue, this.options.gate);
@@ -271,7 +266,7 @@ export class Channel {
       }
     }
     if (this.queue.length === 0 && this.waiters.length === 0) this.notifyDrained();
-    else if (connection !== undefined && !connection.writable) this.stampQueued();
+    else if (this.writesPaused || (connection !== undefined && !connection.writable)) this.stampQueued();
   };
 
   /**
@@ -327,7 +322,9 @@ export class Channel {
     let self: Connection | undefined;
     let endedEarly: RespireError | undefined;
     return {
-      onPush: (frame: RespValue[]) => this.options.onPush?.(frame),
+      // Maintenance notifications are the channel's own (PROTOCOL.md §5); other pushes go on.
+      onPush: (frame: RespValue[]) =>
+        this.options.maintenance?.onPush(frame, this) || this.options.onPush?.(frame),
       onDrain: () => {
         if (this.connection !== undefined && this.connection === self) this.flush();
       },

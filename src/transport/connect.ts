@@ -15,6 +15,7 @@ import type { Clock } from '../util/clock.js';
 import { describeEndpoint } from '../util/describe-endpoint.js';
 import { startTimer, stopTimer } from '../util/timers.js';
 import { Connection, type ConnectionEvents } from './connection.js';
+import type { Maintenance, MaintenanceMode } from './maintenance/maintenance.js';
 import { SlabReader } from './slab-reader.js';
 import { openSocket, type TlsOption } from './socket.js';
 import type { SocketFactory } from './socket-factory.js';
@@ -47,6 +48,8 @@ export interface ConnectionSettings {
   signal?: AbortSignal | undefined;
   /** What opens the socket (socket-factory.ts); real sockets when absent. */
   socketFactory?: SocketFactory | undefined;
+  /** Maintenance notifications (PROTOCOL.md §5): the opt-in and the relaxed deadlines; none: disabled. */
+  maintenance?: Maintenance | undefined;
 }
 
 /** Error codes that mean the credentials were refused (PROTOCOL.md §1.4). */
@@ -96,6 +99,7 @@ export async function connect(settings: ConnectionSettings, events: ConnectionEv
       settings.returnBuffers,
       settings.commandTimeout ?? 0,
       reader,
+      settings.maintenance?.windows,
     );
     await raceAbort(handshake(connection, settings), deadline.signal);
     return connection;
@@ -110,13 +114,20 @@ export async function connect(settings: ConnectionSettings, events: ConnectionEv
 
 async function handshake(connection: Connection, settings: ConnectionSettings): Promise<void> {
   const { username, password, clientName } = settings;
+  const mode = settings.maintenance?.mode ?? 'disabled';
   let resp3 = false;
+  let optIn: Promise<RespValue> | undefined;
   if (settings.protocol === 3) {
     const hello: string[] = ['HELLO', '3'];
     if (password !== undefined) hello.push('AUTH', username ?? 'default', password);
     if (clientName !== undefined) hello.push('SETNAME', clientName);
+    const greeting = connection.request(hello);
+    // PROTOCOL.md §5: the opt-in goes right behind HELLO 3, which the server runs first, so it
+    // costs no round trip of its own; its outcome is judged once HELLO's is known (below).
+    optIn = mode === 'disabled' ? undefined : connection.request(['CLIENT', 'MAINT_NOTIFICATIONS', 'ON']);
+    optIn?.catch(() => null);
     try {
-      await connection.request(hello);
+      await greeting;
       resp3 = true;
     } catch (error) {
       // Servers before 6.0 have no HELLO; NOPROTO means no RESP3. Both continue in RESP2.
@@ -143,9 +154,33 @@ async function handshake(connection: Connection, settings: ConnectionSettings): 
     connection.request(['CLIENT', 'SETINFO', 'LIB-NAME', LIBRARY_NAME]),
     connection.request(['CLIENT', 'SETINFO', 'LIB-VER', LIBRARY_VERSION]),
   ];
+  const maintenance = maintenanceOutcome(optIn, mode, resp3);
+  if (maintenance !== undefined) (mode === 'enabled' ? setup : optional).push(maintenance);
   if (settings.database !== 0) setup.push(connection.request(['SELECT', String(settings.database)]));
   for (const command of settings.setupCommands ?? []) setup.push(connection.request(command));
   await Promise.all([...setup, ...optional.map((request) => request.catch(() => null))]);
+}
+
+/**
+ * PROTOCOL.md §5: `CLIENT MAINT_NOTIFICATIONS ON` after HELLO 3, letting the server choose the
+ * endpoint type. `auto` tolerates a refusal (Redis 7.0 refuses it) and a connection left in RESP2;
+ * `enabled` fails the connection on a refusal, and over RESP2, where the pushes cannot arrive.
+ */
+function maintenanceOutcome(
+  optIn: Promise<RespValue> | undefined,
+  mode: MaintenanceMode,
+  resp3: boolean,
+): Promise<RespValue> | undefined {
+  if (mode === 'disabled' || (mode === 'auto' && !resp3)) return undefined;
+  if (!resp3 || optIn === undefined) {
+    return Promise.reject(
+      new RespireServerError("ERR maintenance: 'enabled' needs RESP3, and the connection is RESP2"),
+    );
+  }
+  if (mode === 'auto') return optIn;
+  return optIn.catch((error: Error) => {
+    throw new RespireServerError(`${error.message} (maintenance: 'enabled' needs maintenance notifications)`);
+  });
 }
 
 function isUnknownCommand(error: RespireServerError): boolean {

@@ -15,7 +15,6 @@ import {
   type RespireEndpoint,
   type RespireError,
   RespireProtocolError,
-  RespireTimeoutError,
 } from '../errors.js';
 import { RespDecoder } from '../resp/decoder.js';
 import { CommandEncoder } from '../resp/encoder.js';
@@ -27,6 +26,8 @@ import type { AdmissionGate } from './admission-gate.js';
 import { Command, CommandFlags, CommandState } from './command.js';
 import { DeadlineTimer } from './deadline-timer.js';
 import { Health } from './health.js';
+import { replyTimeoutError, silenceDuringMaintenance } from './maintenance/maintenance-errors.js';
+import type { MaintenanceWindows } from './maintenance/maintenance-windows.js';
 import type { SlabReader } from './slab-reader.js';
 
 /** Bytes encoded before a socket write is issued mid-flush, so huge batches stream out. */
@@ -87,6 +88,8 @@ export class Connection {
     private readonly commandTimeoutMs: number,
     /** When the socket reads into slabs (`onread`), they come from here instead of 'data'. */
     reader?: SlabReader,
+    /** The endpoint's maintenance windows, which relax reply deadlines (PROTOCOL.md §5). */
+    private readonly maintenance?: MaintenanceWindows,
   ) {
     this.decoder = new RespDecoder({ onReply: this.onReply, onPush: this.onPush, returnBuffers });
     this.timer = new DeadlineTimer(clock, this.onDeadline);
@@ -255,7 +258,7 @@ export class Connection {
     command.writtenAt = now;
     // The acquire deadline of its wait ends here; only a reply deadline may replace it.
     if (command.timeoutMs > 0 && (command.flags & CommandFlags.Blocking) === 0) {
-      command.deadline = now + command.timeoutMs;
+      command.deadline = now + (this.maintenance?.relax(command.timeoutMs) ?? command.timeoutMs);
       this.timer.arm(command.deadline);
     } else {
       command.deadline = 0;
@@ -401,9 +404,10 @@ export class Connection {
   private unresponsiveAt(): number {
     const head = this.oldestWithDeadline();
     if (head === undefined) return Number.POSITIVE_INFINITY;
-    const silenceMs = this.commandTimeoutMs > 0 ? this.commandTimeoutMs : head.timeoutMs;
+    const ownMs = this.commandTimeoutMs > 0 ? this.commandTimeoutMs : head.timeoutMs;
+    const silenceMs = this.maintenance?.relax(ownMs) ?? ownMs;
     const quietSince = Math.max(head.writtenAt, this.lastReadAt);
-    return Math.max(head.writtenAt + head.timeoutMs, quietSince + silenceMs);
+    return Math.max(head.deadline, quietSince + silenceMs);
   }
 
   /** The first command in flight with a reply deadline (usually the head), or undefined. */
@@ -418,13 +422,7 @@ export class Connection {
   /** One command's own reply deadline passed: it fails alone; its reply, if it comes, is dropped. */
   private timeOut(command: Command<unknown>): void {
     command.deadline = 0;
-    command.reject(
-      new RespireTimeoutError(`no reply to ${command.name} within ${command.timeoutMs} ms`, 'response', {
-        endpoint: this.endpoint,
-        timeoutMs: command.timeoutMs,
-        written: true,
-      }),
-    );
+    command.reject(replyTimeoutError(command, this.endpoint, this.maintenance?.active === true));
   }
 
   private replaceUnresponsive(): void {
@@ -432,7 +430,11 @@ export class Connection {
     this.destroy(
       new RespireConnectionError(
         `connection replaced: ${describeEndpoint(this.endpoint)} sent nothing while ${head.name} was overdue`,
-        { endpoint: this.endpoint, written: true },
+        {
+          endpoint: this.endpoint,
+          written: true,
+          cause: silenceDuringMaintenance(this.endpoint, this.maintenance),
+        },
       ),
     );
   }

@@ -6,6 +6,8 @@
 import type { RespireEndpoint } from '../../errors.js';
 import { Channel, type ChannelOptions } from '../../transport/channel.js';
 import { type Command, CommandFlags } from '../../transport/command.js';
+import { Maintenance } from '../../transport/maintenance/maintenance.js';
+import { MaintenanceWindows } from '../../transport/maintenance/maintenance-windows.js';
 import { coverRead } from '../cache/cached-read.js';
 import type { ClientSideCache } from '../cache/client-side-cache.js';
 import { CacheTracker } from '../cache/tracker.js';
@@ -39,6 +41,8 @@ export interface EndpointNodeSettings {
    * (blocking-hold.ts); without this they fail at once. Sentinel sets it.
    */
   readonly holdBlockingWhileDown?: boolean | undefined;
+  /** The server announced that slots moved (SMIGRATED, PROTOCOL.md §5): Cluster refreshes. */
+  readonly onSlotsMigrated?: (() => void) | undefined;
   /** The server dropped a shard channel by itself (its slot moved): Cluster subscribes it anew. */
   readonly onShardChannelDropped?:
     | ((channel: string, listeners: ReadonlySet<PubSubListener>) => void)
@@ -76,9 +80,13 @@ export class EndpointNode {
         ? undefined
         : new CircuitGate({ ...options, circuitBreaker: options.circuitBreaker, telemetry }, circuits);
     this.gate = gate;
+    // PROTOCOL.md §5: one set of maintenance windows for the endpoint, shared by its connections;
+    // only the shared pipeline is handed over on MOVING (maintenance.ts).
+    const windows = new MaintenanceWindows(options.maintenanceRelaxedTimeout, options.clock);
     // diagnostics.ts `respire:client:error`: a `reconnect` function that failed (issue 19 #5).
     const channelOptions: ChannelOptions = {
       ...options,
+      maintenance: new Maintenance(options.maintenanceMode, windows, false, settings.onSlotsMigrated),
       gate,
       setupCommands: settings.setupCommands,
       onReconnectPolicyError: clientErrorReporter(endpoint),
@@ -87,6 +95,7 @@ export class EndpointNode {
     const connections = observeConnections(endpoint, 'shared');
     this.main = new Channel({
       ...channelOptions,
+      maintenance: new Maintenance(options.maintenanceMode, windows, true, settings.onSlotsMigrated),
       onConnect: () => {
         this.transactions.onConnect();
         connections.connected();

@@ -94,6 +94,15 @@ export class WatchSessions {
     this.closed = true;
     for (const session of [...this.open]) session.destroy();
   }
+
+  /**
+   * Ends every open session at once, as `destroyAll` does, but keeps taking new ones: a failover
+   * group switched away from this endpoint (src/failover). Later commands of those sessions
+   * reject with `reason`.
+   */
+  endAll(reason: Error): void {
+    for (const session of [...this.open]) session.destroy(reason);
+  }
 }
 
 /**
@@ -105,6 +114,8 @@ export class WatchSession extends Commander implements AsyncDisposable {
   private ending: Promise<void> | undefined;
   /** `exec()` of the session's transaction was called: no further commands. */
   private committing = false;
+  /** Why the session was ended from outside (a failover switch); commands then reject with it. */
+  private endReason: Error | undefined;
 
   /** @internal Use `redis.watch(keys)`. */
   constructor(
@@ -144,7 +155,7 @@ export class WatchSession extends Commander implements AsyncDisposable {
     errorSink: ((error: unknown) => void) | undefined,
   ): Promise<T> {
     // The connection goes back to the pool afterwards: nothing may change its state (refused-commands.ts).
-    const refusal = this.active ? refusedCommand(args, true) : endedError();
+    const refusal = this.active ? refusedCommand(args, true) : (this.endReason ?? endedError());
     if (refusal !== undefined) {
       // What the caller receives, so counted like any other error of a session command.
       errorSink?.(refusal);
@@ -165,7 +176,7 @@ export class WatchSession extends Commander implements AsyncDisposable {
    * session can run; throws a TypeError when the session has ended.
    */
   multi(): Transaction<null> {
-    if (!this.active) throw endedError();
+    if (!this.active) throw this.endReason ?? endedError();
     return new Transaction<null>({
       target: this.channel,
       commandTimeout: this.settings.commandTimeout,
@@ -173,7 +184,7 @@ export class WatchSession extends Commander implements AsyncDisposable {
       watched: true,
       onError: this.settings.errorSink,
       begin: () => {
-        if (!this.active) return endedError();
+        if (!this.active) return this.endReason ?? endedError();
         this.committing = true;
         return undefined;
       },
@@ -211,9 +222,10 @@ export class WatchSession extends Commander implements AsyncDisposable {
     this.end(false).catch(ignore);
   }
 
-  /** @internal Closes the connection at once (client `destroy()`). */
-  destroy(): void {
+  /** @internal Closes the connection at once (client `destroy()`, or `endAll(reason)`). */
+  destroy(reason?: Error): void {
     if (this.ending !== undefined) return;
+    this.endReason = reason;
     this.registry.delete(this);
     this.ending = Promise.resolve();
     this.pool.discard(this.channel);

@@ -1,0 +1,93 @@
+// What moves when a failover group switches members (issue 14 "Switching"; seed 000 "Retries": "a
+// failover group's new active member"). Commands the old member has not accepted (never written)
+// move to the new member and are admitted there by its circuit, keeping their acquire deadline, so
+// none waits longer than it would have; written commands stay and finish or fail where they are,
+// never replayed. A transaction stays whole on the old member (its parts cannot be split across
+// members). WATCH sessions of the old member end with an error saying why; confirmed subscriptions
+// are made again on the new member and dropped from the old one.
+import type { PubSubErrorEvent, PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
+import { ClusterAttempt } from '../cluster/cluster-attempt.js';
+import { RespireConnectionError } from '../errors.js';
+import { type Command, CommandFlags } from '../transport/command.js';
+import type { Member, MemberClient } from './member.js';
+
+/** Told when a subscription could not be made again on the new member (`source: 'restore'`). */
+export type SwitchPubSubReporter = (error: unknown, event: PubSubErrorEvent) => void;
+
+export function handOver(
+  from: MemberClient,
+  to: Member,
+  fromName: string,
+  report: SwitchPubSubReporter,
+): void {
+  const target = to.client!;
+  const router = target.memberRouter;
+  const ended = new RespireConnectionError(
+    `the failover group switched from ${fromName} to ${to.name}: this WATCH session ended; watch again`,
+    { endpoint: from.endpoint, written: false },
+  );
+  for (const node of from.nodes) {
+    for (const command of node.main.takeUnwritten(outsideTransaction)) router.send(callerCommand(command));
+    node.sessions.endAll(ended);
+  }
+  moveSubscriptions(from, target, to.name, report);
+}
+
+/** MULTI and the steps behind it are written together or not at all (transaction-run.ts). */
+function outsideTransaction(command: Command<unknown>): boolean {
+  return (command.flags & CommandFlags.TransactionStep) === 0 && command.name !== 'MULTI';
+}
+
+/**
+ * A Cluster member queues an attempt of the caller's command (cluster-attempt.ts): the attempt
+ * ends quietly and the caller's command itself goes to the new member.
+ */
+function callerCommand(command: Command<unknown>): Command<unknown> {
+  if (!(command instanceof ClusterAttempt)) return command;
+  command.observer = undefined;
+  command.resolve(null);
+  return command.origin;
+}
+
+const SUBSCRIBE: Readonly<Record<SubscriptionKind, 'subscribe' | 'psubscribe' | 'ssubscribe'>> = {
+  channel: 'subscribe',
+  pattern: 'psubscribe',
+  shard: 'ssubscribe',
+};
+
+/** Confirmed subscriptions move: one subscribe per kind and listener, with all its names. */
+function moveSubscriptions(
+  from: MemberClient,
+  to: MemberClient,
+  toName: string,
+  report: SwitchPubSubReporter,
+): void {
+  const moved = new Map<SubscriptionKind, Map<PubSubListener, string[]>>();
+  for (const node of from.memberRouter.subscriberNodes()) {
+    for (const { kind, name, listeners } of node.subscriber.confirmedSubscriptions()) {
+      const byListener = moved.get(kind) ?? new Map<PubSubListener, string[]>();
+      moved.set(kind, byListener);
+      for (const listener of listeners) byListener.set(listener, [...(byListener.get(listener) ?? []), name]);
+    }
+  }
+  if (moved.size === 0) return;
+  from.unsubscribe().catch(ignore);
+  from.punsubscribe().catch(ignore);
+  from.sunsubscribe().catch(ignore);
+  for (const [kind, byListener] of moved) {
+    for (const [listener, names] of byListener) {
+      to[SUBSCRIBE[kind]](names, listener).catch((error: unknown) =>
+        report(
+          new RespireConnectionError(`the failover group could not subscribe again on ${toName}`, {
+            endpoint: to.endpoint,
+            cause: error,
+            written: false,
+          }),
+          { source: 'restore', kind, names },
+        ),
+      );
+    }
+  }
+}
+
+function ignore(): void {}

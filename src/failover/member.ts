@@ -1,0 +1,83 @@
+// One member of a failover group (issue 14): its data client, a full client of the member's own
+// mode with its own circuits, whose router the group's router sends to while the member is active;
+// the nodes that client made (to take back commands not yet accepted when the group switches away);
+// and its health-probe circuit.
+import { ClientCore } from '../client/client-core.js';
+import type { EndpointNode } from '../client/node/endpoint-node.js';
+import type { ResolvedOptions } from '../client/options.js';
+import type { Router } from '../client/router.js';
+import { routerFor } from '../respire-client.js';
+import type { RespireFailoverMember } from './options.js';
+import type { ProbeCircuit } from './probe-circuit.js';
+
+/** A member's data client: a RespireClient whose router and nodes the group can reach. */
+export class MemberClient extends ClientCore {
+  /** Every node the member's router made (standalone: one; Cluster and Sentinel: as they come). */
+  readonly nodes: ReadonlySet<EndpointNode>;
+
+  private constructor(resolved: ResolvedOptions, nodes: Set<EndpointNode>) {
+    const makeRouter = routerFor(resolved);
+    super(resolved, (factory) =>
+      makeRouter({
+        create(endpoint, extras) {
+          const node = factory.create(endpoint, extras);
+          nodes.add(node);
+          return node;
+        },
+      }),
+    );
+    this.nodes = nodes;
+  }
+
+  /** Connects as RespireClient.connect does (rejects with its error). */
+  static async open(resolved: ResolvedOptions): Promise<MemberClient> {
+    const client = new MemberClient(resolved, new Set());
+    await client.start();
+    return client;
+  }
+
+  get memberRouter(): Router {
+    return this.router;
+  }
+}
+
+export class Member {
+  readonly name: string;
+  readonly weight: number;
+  readonly resolved: ResolvedOptions;
+  /** Open once connected; undefined while the member has never been reachable. */
+  client: MemberClient | undefined;
+  private opening: Promise<MemberClient> | undefined;
+
+  constructor(
+    config: RespireFailoverMember,
+    resolved: ResolvedOptions,
+    readonly circuit: ProbeCircuit,
+  ) {
+    this.name = config.name;
+    this.weight = config.weight;
+    this.resolved = resolved;
+  }
+
+  /** Healthy by its probes and connected: the group may send to it. */
+  get available(): boolean {
+    return this.client !== undefined && this.circuit.healthy;
+  }
+
+  /** Opens the data client (once at a time); a member already open resolves at once. */
+  open(): Promise<MemberClient> {
+    if (this.client !== undefined) return Promise.resolve(this.client);
+    this.opening ??= MemberClient.open(this.resolved).then(
+      (client) => {
+        this.opening = undefined;
+        this.client = client;
+        return client;
+      },
+      (error: unknown) => {
+        this.opening = undefined;
+        throw error;
+      },
+    );
+    return this.opening;
+  }
+}

@@ -1,0 +1,68 @@
+// The maintenance windows of one endpoint (PROTOCOL.md §5 "Expected behaviour" 1 and 3), shared by
+// every connection of it: while a window is open, command and socket deadlines are relaxed to at
+// least the relaxed timeout (never lowered: a user's own longer timeout stays). Windows are kept by
+// sequence number, so nested windows count (each start needs its own end) and a stale terminator
+// (older than every open window) closes nothing; each window has a backstop expiry, three times
+// its length or the relaxed timeout (whichever is longer), in case its end never comes. The same
+// notification arriving on many connections (same type and seq) is applied once.
+import type { Clock } from '../../util/clock.js';
+import type { MaintenanceNotification } from './notifications.js';
+
+/** Backstop: a window whose end never came closes after this many times its expected length. */
+const BACKSTOP_FACTOR = 3;
+/** Notifications remembered for de-duplication across connections. */
+const SEEN_LIMIT = 256;
+
+export class MaintenanceWindows {
+  /** Open windows: seq → backstop expiry (clock ms). */
+  private readonly open = new Map<number, number>();
+  private readonly seen = new Set<string>();
+
+  constructor(
+    /** The relaxed timeout, ms (`maintenanceRelaxedTimeout`). */
+    readonly relaxedTimeoutMs: number,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Applies a start or end notification unless one with the same type and seq was applied already
+   * (on another connection). Returns false for such a duplicate.
+   */
+  apply(notification: Exclude<MaintenanceNotification, { kind: 'moving' }>): boolean {
+    const key = `${notification.type}:${notification.seq}`;
+    if (this.seen.has(key)) return false;
+    this.seen.add(key);
+    if (this.seen.size > SEEN_LIMIT) this.seen.delete(this.seen.values().next().value!);
+    if (notification.kind === 'start') this.start(notification.seq, notification.timeS);
+    else this.end(notification.seq);
+    return true;
+  }
+
+  /** Opens the window of `seq` (a MOVING handoff opens one too, and ends it when it is done). */
+  start(seq: number, timeS: number): void {
+    const lengthMs = Math.max(timeS * 1000, this.relaxedTimeoutMs);
+    this.open.set(seq, this.clock.now() + BACKSTOP_FACTOR * lengthMs);
+  }
+
+  /** Closes the windows of `seq` and earlier; a stale end (older than every open one) closes none. */
+  end(seq: number): void {
+    for (const open of this.open.keys()) if (open <= seq) this.open.delete(open);
+  }
+
+  /** Whether a window is open now (expired ones are dropped first). */
+  get active(): boolean {
+    if (this.open.size === 0) return false;
+    const now = this.clock.now();
+    for (const [seq, expiry] of this.open) if (expiry <= now) this.open.delete(seq);
+    return this.open.size > 0;
+  }
+
+  /**
+   * The deadline a command of `timeoutMs` gets now: 0 (none) stays 0; inside a window at least
+   * the relaxed timeout.
+   */
+  relax(timeoutMs: number): number {
+    if (timeoutMs === 0 || timeoutMs >= this.relaxedTimeoutMs || !this.active) return timeoutMs;
+    return this.relaxedTimeoutMs;
+  }
+}
