@@ -12,7 +12,8 @@ const SEEDS = 250;
 const START = Number(process.env.SIM_START ?? 1);
 
 describe('simulation', () => {
-  it(`holds every invariant for seeds ${START}..${START + SEEDS - 1}`, async () => {
+  // About 8 s of CPU; the timeout allows for a 2-core machine running other test files beside it.
+  it(`holds every invariant for seeds ${START}..${START + SEEDS - 1}`, { timeout: 120_000 }, async () => {
     const failures: string[] = [];
     let ops = 0;
     for (let seed = START; seed < START + SEEDS; seed++) {
