@@ -10,7 +10,7 @@ import type { Clock } from '../../util/clock.js';
 import { argumentText } from '../command-table.js';
 import { CacheEntry, type Coverage, KeyHolder, RecencyList } from './cache-entries.js';
 import type { ResolvedCacheOptions } from './cache-options.js';
-import { ENTRY_OVERHEAD_BYTES, replyBytes } from './cached-values.js';
+import { ENTRY_OVERHEAD_BYTES, replyBytes, storedCopy } from './cached-values.js';
 import { CommandRule, commandRule, writtenKeys } from './command-rules.js';
 
 /** Counts since the client connected, and what the cache holds now. */
@@ -113,7 +113,8 @@ export class ClientSideCache {
       coverage.generation === read.generation &&
       this.holders.get(holder.key) === holder &&
       holder.invalidatedAt <= read.sequence;
-    if (storable) this.store(holder, read.signature, value, coverage);
+    // A copy: the caller gets `value` itself (cached-values.ts `storedCopy`).
+    if (storable) this.store(holder, read.signature, storedCopy(value), coverage);
     else this.forgetIfEmpty(holder);
   }
 
