@@ -225,7 +225,7 @@ export class ClientCore extends Commander {
   multi(): Transaction {
     return new Transaction({
       route: (entries) => {
-        if (this.cache !== undefined) for (const entry of entries) this.cache.cache.written(entry.args);
+        if (this.cache !== undefined) for (const entry of entries) this.cache.cache.sending(entry);
         const node = this.router.transactionNode(entries);
         return node instanceof Error ? node : this.transactionPlace(node);
       },
@@ -366,8 +366,8 @@ export class ClientCore extends Commander {
       command.reject(refusal);
       return;
     }
-    // Read your writes: what the command may write leaves the cache before it is sent.
-    this.cache?.cache.written(command.args);
+    // Read your writes: what the command may write leaves the cache as it is sent and settles.
+    this.cache?.cache.sending(command);
     this.router.send(command);
   }
 

@@ -6,6 +6,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { RespArgument } from '../../resp/encoder.js';
 import type { RespValue } from '../../resp/types.js';
+import type { Command, SettleObserver } from '../../transport/command.js';
 import type { Clock } from '../../util/clock.js';
 import { argumentText } from '../command-table.js';
 import { CacheEntry, type Coverage, KeyHolder, RecencyList } from './cache-entries.js';
@@ -124,9 +125,22 @@ export class ClientSideCache {
     this.forgetIfEmpty(read.holder);
   }
 
-  /** Read your writes: a command that may write keys drops them before it is even sent. */
+  /**
+   * Read your writes: a command that may write keys drops them before it is even sent, and again
+   * when it settles, before its caller hears. It may run on the server after a read sent later
+   * (a blocking write waiting on its dedicated connection, a WATCH session's, a redirected one),
+   * and that read's old value must not outlive it: the tracking connection's invalidation is on
+   * another socket, so nothing orders it before the write's reply.
+   */
+  sending(command: Command<unknown>): void {
+    if (commandRule(command.args) !== CommandRule.WritesKeys) return;
+    this.written(command.args);
+    command.observer = new WriteSettled(this, command.observer);
+  }
+
+  /** Drops every key `args` (a command that may write) may change. */
   written(args: readonly RespArgument[]): void {
-    if (this.holders.size === 0 || commandRule(args) !== CommandRule.WritesKeys) return;
+    if (this.holders.size === 0) return;
     const keys = writtenKeys(args);
     if (keys === undefined) {
       this.invalidateAll();
@@ -210,6 +224,19 @@ export class ClientSideCache {
 
   private forgetIfEmpty(holder: KeyHolder): void {
     if (holder.empty && this.holders.get(holder.key) === holder) this.holders.delete(holder.key);
+  }
+}
+
+/** Drops a write's keys again as it settles, then tells the observer it replaced (a batch's). */
+class WriteSettled implements SettleObserver {
+  constructor(
+    private readonly cache: ClientSideCache,
+    private readonly next: SettleObserver | undefined,
+  ) {}
+
+  commandSettled(command: Command<unknown>, failed: boolean, outcome: unknown): void {
+    this.cache.written(command.args);
+    this.next?.commandSettled(command, failed, outcome);
   }
 }
 
