@@ -189,9 +189,16 @@ export class ClientSideCache {
 
   private store(holder: KeyHolder, signature: string, value: RespValue, coverage: Coverage): void {
     const bytes = ENTRY_OVERHEAD_BYTES + 2 * holder.key.length + signature.length + replyBytes(value);
+    const existing = holder.find(signature);
+    if (bytes > this.options.maxBytes) {
+      // It cannot fit: storing it would evict every other entry first, then itself.
+      this.evictions++;
+      if (existing === undefined) this.forgetIfEmpty(holder);
+      else this.remove(existing);
+      return;
+    }
     const ttlMs = this.options.ttlMs;
     const expiresAt = ttlMs === 0 ? Number.POSITIVE_INFINITY : this.clock.now() + ttlMs;
-    const existing = holder.find(signature);
     if (existing === undefined) {
       const entry = new CacheEntry(holder, signature, value, bytes, expiresAt, coverage);
       holder.add(entry);
