@@ -4,6 +4,7 @@
 // connection whose invalidations cover it is lost. A hit never reaches a router, so no circuit
 // sees it (seed 000: a cache hit is never checked and records nothing).
 import { isUtf8 } from 'node:buffer';
+import { numberText } from '../../resp/argument-writers.js';
 import type { RespArgument } from '../../resp/encoder.js';
 import type { RespValue } from '../../resp/types.js';
 import type { Command, SettleObserver } from '../../transport/command.js';
@@ -248,12 +249,14 @@ class WriteSettled implements SettleObserver {
 }
 
 /**
- * The cache's name of a key argument: the string itself, a Buffer's UTF-8 text when it is valid
+ * The cache's name of a key argument: the string itself, a number's text on the wire, a Buffer's UTF-8 text when it is valid
  * UTF-8 (invalidations arrive as text), undefined otherwise.
  */
 function cacheKey(arg: RespArgument): string | undefined {
   if (typeof arg === 'string') return arg;
-  if (typeof arg === 'number' || typeof arg === 'bigint') return String(arg);
+  // As the encoder writes it ('1000000000000000000000', not '1e+21'): the key invalidations name.
+  if (typeof arg === 'number') return numberText(arg);
+  if (typeof arg === 'bigint') return String(arg);
   const bytes = Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength);
   return isUtf8(bytes) ? bytes.toString() : undefined;
 }
