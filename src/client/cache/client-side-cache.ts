@@ -249,8 +249,8 @@ class WriteSettled implements SettleObserver {
 }
 
 /**
- * The cache's name of a key argument: the string itself, a number's text on the wire, a Buffer's UTF-8 text when it is valid
- * UTF-8 (invalidations arrive as text), undefined otherwise.
+ * The cache's name of a key argument: the string itself, a number's text on the wire, a Buffer's
+ * UTF-8 text when it is valid UTF-8 (invalidations arrive as text), undefined otherwise.
  */
 function cacheKey(arg: RespArgument): string | undefined {
   if (typeof arg === 'string') return arg;
