@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { useRedisServer } from '../../kit/vitest-redis.js';
 import { waitUntil } from '../../kit/wait-until.js';
 import { PROTOCOLS, useTestClients } from '../support.js';
-import { trackingClientIds, untilCached, untilEmpty } from './support.js';
+import { cachedThenTrackerKilled, heldInFlight, trackingClientIds, untilCached } from './support.js';
 
 describe.each(PROTOCOLS)('the tracking connection and close (RESP%i)', (protocol) => {
   const server = useRedisServer();
@@ -16,12 +16,7 @@ describe.each(PROTOCOLS)('the tracking connection and close (RESP%i)', (protocol
       clientSideCache: { maxEntries: 10 },
       reconnect: { minDelay: 60_000, maxDelay: 60_000 },
     });
-    const admin = await clients.open();
-    await admin.set('k', 'v');
-    await untilCached(redis, () => redis.get('k'));
-    const [tracker] = await trackingClientIds(admin);
-    await admin.send(['CLIENT', 'KILL', 'ID', tracker!]);
-    await untilEmpty(redis);
+    await cachedThenTrackerKilled(redis, await clients.open());
     const started = performance.now();
     await redis.close();
     // Far below the 60 s reconnect delay: close() did not wait for it.
@@ -36,11 +31,7 @@ describe.each(PROTOCOLS)('the tracking connection and close (RESP%i)', (protocol
     const admin = await clients.open();
     await admin.mset({ warm: '1', k: 'old' });
     await untilCached(redis, () => redis.get('warm'));
-    await proxy.setMode('delay', 300, 'toClient');
-    const sentAt = proxy.bytesFromServer;
-    const read = redis.get('k');
-    await proxy.waitForServerBytes(sentAt + 1);
-    await proxy.setMode('pass');
+    const { reply: read } = await heldInFlight(proxy, 300, () => redis.get('k'));
     const [tracker] = await trackingClientIds(admin);
     await admin.send(['CLIENT', 'KILL', 'ID', tracker!]);
     // The tracking connection is back before the read's reply: still, that read was covered by
