@@ -48,6 +48,8 @@ export type NodeExtras = Pick<
 /** Makes the nodes a router needs, sharing the client's telemetry and circuit registry. */
 export interface NodeFactory {
   create(endpoint: RespireEndpoint, extras?: NodeExtras): EndpointNode;
+  /** With `clientSideCache`: every node made has a tracking connection (cache/tracker.ts). */
+  readonly caching?: boolean | undefined;
 }
 
 export class ClientCore extends Commander {
@@ -79,6 +81,7 @@ export class ClientCore extends Commander {
         ? undefined
         : new CacheFront(options.clientSideCache, options.clock, this.telemetry, () => this.router.endpoint);
     this.router = makeRouter({
+      caching: this.cache !== undefined,
       create: (endpoint, extras) => {
         const node = new EndpointNode({
           ...extras,
