@@ -55,6 +55,8 @@ export type NodeExtras = Pick<
 /** Makes the nodes a router needs, sharing the client's telemetry and circuit registry. */
 export interface NodeFactory {
   create(endpoint: RespireEndpoint, extras?: NodeExtras): EndpointNode;
+  /** With `clientSideCache`: every node made has a tracking connection (cache/tracker.ts). */
+  readonly caching?: boolean | undefined;
 }
 
 export class ClientCore extends Commander {
@@ -87,6 +89,7 @@ export class ClientCore extends Commander {
         ? undefined
         : new CacheFront(options.clientSideCache, options.clock, this.telemetry, () => this.router.endpoint);
     this.router = makeRouter({
+      caching: this.cache !== undefined,
       create: (endpoint, extras) => {
         const node = new EndpointNode({
           ...extras,
@@ -237,7 +240,7 @@ export class ClientCore extends Commander {
   multi(): Transaction {
     return new Transaction({
       route: (entries) => {
-        if (this.cache !== undefined) for (const entry of entries) this.cache.cache.written(entry.args);
+        if (this.cache !== undefined) for (const entry of entries) this.cache.cache.sending(entry);
         const node = this.router.transactionNode(entries);
         return node instanceof Error ? node : this.transactionPlace(node);
       },
@@ -426,8 +429,8 @@ export class ClientCore extends Commander {
       command.reject(refusal);
       return;
     }
-    // Read your writes: what the command may write leaves the cache before it is sent.
-    this.cache?.cache.written(command.args);
+    // Read your writes: what the command may write leaves the cache as it is sent and settles.
+    this.cache?.cache.sending(command);
     this.router.send(command);
   }
 

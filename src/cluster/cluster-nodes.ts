@@ -82,6 +82,13 @@ export class ClusterNodes {
       this.nodes.delete(key);
       node.close().catch(ignore);
     }
+    // Client-side cache: each primary's tracking connection hears every key written there, those
+    // of slots that moved to it too, whose cached replies came from another node (an absent key's
+    // null migrates nothing, so no node reports it); a node the client never used would have none.
+    if (this.factory.caching === true) {
+      for (const node of topology.nodes)
+        if (node.role === 'primary' && node.health === 'online') this.at(node);
+    }
   }
 
   close(): Promise<void> {

@@ -35,20 +35,45 @@ export function replyBytes(value: RespValue): number {
 
 /** What a hit returns: the reply itself when immutable, else a deep copy. */
 export function handedOut(value: RespValue): RespValue {
+  return copied(value, copiedBuffer);
+}
+
+/**
+ * What the cache keeps of a miss's reply: a deep copy, as a hit's, so that the reply the caller
+ * received (and may change) is not the entry. Buffers get bytes of their own: a decoded Buffer is
+ * a view into its connection's read slab (transport/slab-reader.ts), which a kept view would pin,
+ * 80 kB for a 4-byte value that `maxBytes` counts as ~100 B.
+ */
+export function storedCopy(value: RespValue): RespValue {
+  return copied(value, ownedBuffer);
+}
+
+function copied(value: RespValue, copyBuffer: (buffer: Buffer) => Buffer): RespValue {
   if (typeof value !== 'object' || value === null) return value;
-  if (Buffer.isBuffer(value)) return Buffer.from(value);
-  if (Array.isArray(value)) return value.map(handedOut);
+  if (Buffer.isBuffer(value)) return copyBuffer(value);
+  if (Array.isArray(value)) return value.map((item) => copied(item, copyBuffer));
   if (value instanceof Map) {
     const copy = new Map<RespValue, RespValue>();
-    for (const [field, item] of value) copy.set(handedOut(field), handedOut(item));
+    for (const [field, item] of value) copy.set(copied(field, copyBuffer), copied(item, copyBuffer));
     return copy;
   }
   if (value instanceof Set) {
     const copy = new Set<RespValue>();
-    for (const item of value) copy.add(handedOut(item));
+    for (const item of value) copy.add(copied(item, copyBuffer));
     return copy;
   }
   return value;
+}
+
+function copiedBuffer(buffer: Buffer): Buffer {
+  return Buffer.from(buffer);
+}
+
+/** Outside Node's shared 8 kB pool too, which one kept small Buffer would pin as well. */
+function ownedBuffer(buffer: Buffer): Buffer {
+  const copy = Buffer.allocUnsafeSlow(buffer.byteLength);
+  buffer.copy(copy);
+  return copy;
 }
 
 /** A hit's answer: the caller's conversion of a copy of the reply (fire-and-forget: nothing). */

@@ -4,13 +4,15 @@
 // connection whose invalidations cover it is lost. A hit never reaches a router, so no circuit
 // sees it (seed 000: a cache hit is never checked and records nothing).
 import { isUtf8 } from 'node:buffer';
+import { numberText } from '../../resp/argument-writers.js';
 import type { RespArgument } from '../../resp/encoder.js';
 import type { RespValue } from '../../resp/types.js';
+import type { Command, SettleObserver } from '../../transport/command.js';
 import type { Clock } from '../../util/clock.js';
 import { argumentText } from '../command-table.js';
 import { CacheEntry, type Coverage, KeyHolder, RecencyList } from './cache-entries.js';
 import type { ResolvedCacheOptions } from './cache-options.js';
-import { ENTRY_OVERHEAD_BYTES, replyBytes } from './cached-values.js';
+import { ENTRY_OVERHEAD_BYTES, replyBytes, storedCopy } from './cached-values.js';
 import { CommandRule, commandRule, writtenKeys } from './command-rules.js';
 
 /** Counts since the client connected, and what the cache holds now. */
@@ -113,7 +115,8 @@ export class ClientSideCache {
       coverage.generation === read.generation &&
       this.holders.get(holder.key) === holder &&
       holder.invalidatedAt <= read.sequence;
-    if (storable) this.store(holder, read.signature, value, coverage);
+    // A copy: the caller gets `value` itself (cached-values.ts `storedCopy`).
+    if (storable) this.store(holder, read.signature, storedCopy(value), coverage);
     else this.forgetIfEmpty(holder);
   }
 
@@ -123,9 +126,22 @@ export class ClientSideCache {
     this.forgetIfEmpty(read.holder);
   }
 
-  /** Read your writes: a command that may write keys drops them before it is even sent. */
+  /**
+   * Read your writes: a command that may write keys drops them before it is even sent, and again
+   * when it settles, before its caller hears. It may run on the server after a read sent later
+   * (a blocking write waiting on its dedicated connection, a WATCH session's, a redirected one),
+   * and that read's old value must not outlive it: the tracking connection's invalidation is on
+   * another socket, so nothing orders it before the write's reply.
+   */
+  sending(command: Command<unknown>): void {
+    if (commandRule(command.args) !== CommandRule.WritesKeys) return;
+    this.written(command.args);
+    command.observer = new WriteSettled(this, command.observer);
+  }
+
+  /** Drops every key `args` (a command that may write) may change. */
   written(args: readonly RespArgument[]): void {
-    if (this.holders.size === 0 || commandRule(args) !== CommandRule.WritesKeys) return;
+    if (this.holders.size === 0) return;
     const keys = writtenKeys(args);
     if (keys === undefined) {
       this.invalidateAll();
@@ -174,9 +190,16 @@ export class ClientSideCache {
 
   private store(holder: KeyHolder, signature: string, value: RespValue, coverage: Coverage): void {
     const bytes = ENTRY_OVERHEAD_BYTES + 2 * holder.key.length + signature.length + replyBytes(value);
+    const existing = holder.find(signature);
+    if (bytes > this.options.maxBytes) {
+      // It cannot fit: storing it would evict every other entry first, then itself.
+      this.evictions++;
+      if (existing === undefined) this.forgetIfEmpty(holder);
+      else this.remove(existing);
+      return;
+    }
     const ttlMs = this.options.ttlMs;
     const expiresAt = ttlMs === 0 ? Number.POSITIVE_INFINITY : this.clock.now() + ttlMs;
-    const existing = holder.find(signature);
     if (existing === undefined) {
       const entry = new CacheEntry(holder, signature, value, bytes, expiresAt, coverage);
       holder.add(entry);
@@ -212,13 +235,28 @@ export class ClientSideCache {
   }
 }
 
+/** Drops a write's keys again as it settles, then tells the observer it replaced (a batch's). */
+class WriteSettled implements SettleObserver {
+  constructor(
+    private readonly cache: ClientSideCache,
+    private readonly next: SettleObserver | undefined,
+  ) {}
+
+  commandSettled(command: Command<unknown>, failed: boolean, outcome: unknown): void {
+    this.cache.written(command.args);
+    this.next?.commandSettled(command, failed, outcome);
+  }
+}
+
 /**
- * The cache's name of a key argument: the string itself, a Buffer's UTF-8 text when it is valid
- * UTF-8 (invalidations arrive as text), undefined otherwise.
+ * The cache's name of a key argument: the string itself, a number's text on the wire, a Buffer's
+ * UTF-8 text when it is valid UTF-8 (invalidations arrive as text), undefined otherwise.
  */
 function cacheKey(arg: RespArgument): string | undefined {
   if (typeof arg === 'string') return arg;
-  if (typeof arg === 'number' || typeof arg === 'bigint') return String(arg);
+  // As the encoder writes it ('1000000000000000000000', not '1e+21'): the key invalidations name.
+  if (typeof arg === 'number') return numberText(arg);
+  if (typeof arg === 'bigint') return String(arg);
   const bytes = Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength);
   return isUtf8(bytes) ? bytes.toString() : undefined;
 }

@@ -117,6 +117,7 @@ export class EndpointNode {
       commandTimeout: options.commandTimeout,
       clock: options.clock,
       errorSink: settings.errorSink,
+      cache: settings.cache,
     });
     this.subscriber = new Subscriber({
       channel: channelOptions,

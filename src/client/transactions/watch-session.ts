@@ -14,6 +14,7 @@ import type { RespArgument } from '../../resp/encoder.js';
 import { type Channel, clientClosedError } from '../../transport/channel.js';
 import { Command, type CommandOptions, type ReplyTransform } from '../../transport/command.js';
 import type { Clock } from '../../util/clock.js';
+import type { ClientSideCache } from '../cache/client-side-cache.js';
 import { Commander } from '../commander.js';
 import type { RedisArgument } from '../commands/caller.js';
 import { traceCommand } from '../diagnostics.js';
@@ -41,6 +42,8 @@ export interface SessionSettings {
    * session command, `exec()` of its transaction, `unwatch()` (issue 10 #8).
    */
   readonly errorSink: ((error: unknown) => void) | undefined;
+  /** The client-side cache: a session's writes leave it as the client's do (read your writes). */
+  readonly cache?: Pick<ClientSideCache, 'sending'> | undefined;
 }
 
 /** Opens WATCH sessions and ends the ones still open when the client closes. */
@@ -165,6 +168,7 @@ export class WatchSession extends Commander implements AsyncDisposable {
     const command = prepareCommand(args, transform, options, flags, commandTimeout, errorSink);
     if (!command.settled) {
       traceCommand(command as Command<unknown>, this.channel.endpoint, clock);
+      this.settings.cache?.sending(command as Command<unknown>);
       this.channel.enqueue(command as Command<unknown>);
     }
     return command.promise;
@@ -177,8 +181,16 @@ export class WatchSession extends Commander implements AsyncDisposable {
    */
   multi(): Transaction<null> {
     if (!this.active) throw this.endReason ?? endedError();
+    const { cache } = this.settings;
     return new Transaction<null>({
       target: this.channel,
+      // Only to tell the cache what the transaction may write; it runs on the session's connection.
+      route:
+        cache &&
+        ((entries) => {
+          for (const entry of entries) cache.sending(entry);
+          return { target: this.channel };
+        }),
       commandTimeout: this.settings.commandTimeout,
       clock: this.settings.clock,
       watched: true,

@@ -11,7 +11,7 @@ import {
 import { useRedisServer } from '../../kit/vitest-redis.js';
 import { waitUntil } from '../../kit/wait-until.js';
 import { PROTOCOLS, useTestClients } from '../support.js';
-import { dataClientIds, trackingClientIds, untilCached, untilEmpty } from './support.js';
+import { cachedThenTrackerKilled, dataClientIds, heldInFlight, untilCached, untilEmpty } from './support.js';
 
 const CACHE = { maxEntries: 100 };
 
@@ -21,12 +21,7 @@ describe.each(PROTOCOLS)('client-side cache connections over RESP%i', (protocol)
 
   it('drops the entries when the tracking connection is lost, and caches again once it is back', async () => {
     const redis = await clients.open({ clientSideCache: CACHE, reconnect: { minDelay: 10, maxDelay: 10 } });
-    const admin = await clients.open();
-    await admin.set('k', 'v');
-    await untilCached(redis, () => redis.get('k'));
-    const [tracker] = await trackingClientIds(admin);
-    await admin.send(['CLIENT', 'KILL', 'ID', tracker!]);
-    await untilEmpty(redis);
+    await cachedThenTrackerKilled(redis, await clients.open());
     expect(await untilCached(redis, () => redis.get('k'))).toBe('v');
   });
 
@@ -89,11 +84,7 @@ describe.each(PROTOCOLS)('client-side cache connections over RESP%i', (protocol)
     await other.mset({ warm: '1', k: 'old' });
     await untilCached(redis, () => redis.get('warm'));
     // The read's reply is held 500 ms at the proxy; the invalidation of the write below is not.
-    await proxy.setMode('delay', 500, 'toClient');
-    const sentAt = proxy.bytesFromServer;
-    const read = redis.get('k');
-    await proxy.waitForServerBytes(sentAt + 1);
-    await proxy.setMode('pass');
+    const { reply: read } = await heldInFlight(proxy, 500, () => redis.get('k'));
     await other.set('k', 'new');
     const { entries } = redis.cacheStats!;
     expect(await read).toBe('old');

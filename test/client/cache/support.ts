@@ -2,6 +2,7 @@
 // tracking connection arms in the background), and finding a client's tracking connection on the
 // server side.
 import type { RespireClient } from '../../../src/index.js';
+import type { FaultProxy } from '../../kit/fault-proxy.js';
 import { waitUntil } from '../../kit/wait-until.js';
 
 /** Runs `read` until one run is a cache hit (so its entry is stored); returns that hit's value. */
@@ -44,4 +45,30 @@ export async function dataClientIds(admin: RespireClient, name: string): Promise
     .split('\n')
     .filter((line) => line.includes(` name=${name} `) && !/ flags=\S*t/.test(line))
     .map((line) => /\bid=(\d+)/.exec(line)![1]!);
+}
+
+/**
+ * Starts `read` with its reply held `ms` at the proxy (what is sent after it passes at once), and
+ * resolves once the server has answered it: the read is in flight, its reply on its way.
+ */
+export async function heldInFlight<T>(
+  proxy: FaultProxy,
+  ms: number,
+  read: () => Promise<T>,
+): Promise<{ reply: Promise<T> }> {
+  await proxy.setMode('delay', ms, 'toClient');
+  const sentAt = proxy.bytesFromServer;
+  const reply = read();
+  await proxy.waitForServerBytes(sentAt + 1);
+  await proxy.setMode('pass');
+  return { reply };
+}
+
+/** Caches `k` on `redis`, then kills its tracking connection and waits for the cache to empty. */
+export async function cachedThenTrackerKilled(redis: RespireClient, admin: RespireClient): Promise<void> {
+  await admin.set('k', 'v');
+  await untilCached(redis, () => redis.get('k'));
+  const [tracker] = await trackingClientIds(admin);
+  await admin.send(['CLIENT', 'KILL', 'ID', tracker!]);
+  await untilEmpty(redis);
 }
