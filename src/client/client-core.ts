@@ -39,7 +39,7 @@ import type { WatchSession } from './transactions/watch-session.js';
 /** What a router may set on a node it makes (EndpointNodeSettings). */
 export type NodeExtras = Pick<
   EndpointNodeSettings,
-  'setupCommands' | 'onShardChannelDropped' | 'onReconnecting' | 'holdBlockingWhileDown'
+  'setupCommands' | 'onShardChannelDropped' | 'onReconnecting' | 'holdBlockingWhileDown' | 'onSessionError'
 >;
 
 /** Makes the nodes a router needs, sharing the client's telemetry and circuit registry. */

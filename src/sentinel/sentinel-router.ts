@@ -14,7 +14,7 @@ import type { ResolvedOptions } from '../client/options.js';
 import type { PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
 import { ReplicaTurns, readsFromReplica } from '../client/replica-reads.js';
 import type { Router } from '../client/router.js';
-import { RespireConnectionError, type RespireEndpoint } from '../errors.js';
+import { RespireConnectionError, type RespireEndpoint, type RespireServerError } from '../errors.js';
 import type { Command } from '../transport/command.js';
 import type { ResolvedSentinelOptions } from './options.js';
 import { ReadonlyWatch } from './readonly-watch.js';
@@ -90,6 +90,15 @@ export class SentinelRouter implements Router {
 
   transactionNode(): EndpointNode {
     return this.primary!;
+  }
+
+  /**
+   * A transaction's EXEC failed: never resent here (no redirects outside Cluster), but a write it
+   * had refused READONLY makes the watcher ask again, as for a single command.
+   */
+  transactionRedirect(cause: RespireServerError): undefined {
+    this.readonlyWatch.observe(cause);
+    return undefined;
   }
 
   watchNode(): EndpointNode {
@@ -218,6 +227,8 @@ export class SentinelRouter implements Router {
   private makeNode(endpoint: RespireEndpoint, replica = false): EndpointNode {
     return this.factory.create(endpoint, {
       holdBlockingWhileDown: true,
+      // A WATCH session's write refused READONLY: the same lookup as for a command (readonly-watch.ts).
+      onSessionError: replica ? undefined : (error) => this.readonlyWatch.observe(error),
       onReconnecting: () => {
         if (!this.closed)
           this.watcher?.resolveAgain(replica ? 'replica reconnect' : 'reconnect').catch(ignore);

@@ -34,6 +34,8 @@ export interface EndpointNodeSettings {
    * (blocking-hold.ts); without this they fail at once. Sentinel sets it.
    */
   readonly holdBlockingWhileDown?: boolean | undefined;
+  /** Told each error a WATCH session's caller receives (Sentinel: a READONLY reply starts a lookup). */
+  readonly onSessionError?: ((error: unknown) => void) | undefined;
   /** The server dropped a shard channel by itself (its slot moved): Cluster subscribes it anew. */
   readonly onShardChannelDropped?:
     | ((channel: string, listeners: ReadonlySet<PubSubListener>) => void)
@@ -96,7 +98,7 @@ export class EndpointNode {
     this.sessions = new WatchSessions(this.lender, {
       commandTimeout: options.commandTimeout,
       clock: options.clock,
-      errorSink: settings.errorSink,
+      errorSink: bothSinks(settings.errorSink, settings.onSessionError),
     });
     this.subscriber = new Subscriber({
       channel: channelOptions,
@@ -206,6 +208,18 @@ export class EndpointNode {
       },
     );
   }
+}
+
+/** One error sink telling `first` and then `second`, either of which may be absent. */
+function bothSinks(
+  first: ((error: unknown) => void) | undefined,
+  second: ((error: unknown) => void) | undefined,
+): ((error: unknown) => void) | undefined {
+  if (first === undefined || second === undefined) return first ?? second;
+  return (error) => {
+    first(error);
+    second(error);
+  };
 }
 
 /** `prefix` and then `command` into one channel's queue, so they leave on one connection, in order. */
