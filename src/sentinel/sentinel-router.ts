@@ -149,7 +149,8 @@ export class SentinelRouter implements Router {
     if (!readsFromReplica(command, readFrom)) return primary;
     const replicas = this.replicaList;
     const replica =
-      this.turns.connected(replicas) ?? (readFrom === 'replica' ? this.turns.any(replicas) : undefined);
+      this.turns.connected(replicas, command) ??
+      (readFrom === 'replica' ? this.turns.any(replicas) : undefined);
     if (replica !== undefined) return replica;
     if (readFrom === 'replicaPreferred') return primary;
     return new RespireConnectionError(
