@@ -285,10 +285,30 @@ export class ClientCore extends Commander {
     names: string | readonly string[],
     listener: PubSubListener,
   ): Promise<void> {
-    const node = this.router.subscriberNode(kind, typeof names === 'string' ? [names] : names);
-    return this.counted(
-      node instanceof Error ? Promise.reject(node) : node.subscriber.subscribe(kind, names, listener),
-    );
+    return this.counted(this.subscribeOn(kind, typeof names === 'string' ? [names] : names, listener));
+  }
+
+  /**
+   * Subscribes on the node the router names. Seed 000 "Sentinel" (what was not accepted moves):
+   * when that node is replaced before the server confirmed (a Sentinel switch closes the old
+   * primary's subscriber, failing what waited there unsent), the subscribe is made on the new one.
+   */
+  private async subscribeOn(
+    kind: SubscriptionKind,
+    names: readonly string[],
+    listener: PubSubListener,
+  ): Promise<void> {
+    for (;;) {
+      const node = this.router.subscriberNode(kind, names);
+      if (node instanceof Error) throw node;
+      try {
+        return await node.subscriber.subscribe(kind, names, listener);
+      } catch (error) {
+        const unsent = error instanceof RespireConnectionError && error.written === false;
+        if (!unsent || this.closing !== undefined || this.router.subscriberNode(kind, names) === node)
+          throw error;
+      }
+    }
   }
 
   private unsubscribeFrom(
