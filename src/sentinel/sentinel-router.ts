@@ -186,7 +186,13 @@ export class SentinelRouter implements Router {
     }
     for (const [kind, entries] of byKind) next.subscriber.subscribeAll(kind, entries).catch(ignore);
     this.retiring.add(old);
-    old.close().then(
+    // Its WATCH sessions end with it (seed 000: WATCH state stays on its connection): their owners
+    // learn why, not that they ended them.
+    const replaced = new RespireConnectionError(
+      `the primary ${endpointKey(old.endpoint)} of ${this.sentinel.serviceName} was replaced by ${endpointKey(to)}; the WATCH session ended`,
+      { endpoint: old.endpoint, written: false },
+    );
+    old.close(replaced).then(
       () => this.retiring.delete(old),
       () => this.retiring.delete(old),
     );

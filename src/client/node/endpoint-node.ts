@@ -148,14 +148,17 @@ export class EndpointNode {
     this.hold?.moveTo(forward);
   }
 
-  /** Waits for every reply in flight, then closes every connection of the node. */
-  close(): Promise<void> {
+  /**
+   * Waits for every reply in flight, then closes every connection of the node. `sessionsEnded`:
+   * what open WATCH sessions' later commands fail with (a Sentinel switch says the node was replaced).
+   */
+  close(sessionsEnded?: Error): Promise<void> {
     this.hold?.close();
     this.closing ??= Promise.all([
       this.main.close(),
       this.dedicated.close(),
       this.subscriber.close(),
-      this.sessions.releaseAll(),
+      this.sessions.releaseAll(sessionsEnded),
     ]).then(() => this.gate?.dispose());
     return this.closing;
   }

@@ -83,10 +83,13 @@ export class WatchSessions {
     return session;
   }
 
-  /** Ends every open session as `release()` does. */
-  releaseAll(): Promise<void> {
+  /**
+   * Ends every open session as `release()` does. `cause`: what their later commands fail with
+   * instead of "the session has ended" (their owner did not end them: a Sentinel switch did).
+   */
+  releaseAll(cause?: Error): Promise<void> {
     this.closed = true;
-    return Promise.all([...this.open].map((session) => session.release())).then(ignore);
+    return Promise.all([...this.open].map((session) => session.endBy(cause))).then(ignore);
   }
 
   /** Closes the connection of every open session at once; what is in flight there fails. */
@@ -101,6 +104,8 @@ export class WatchSession extends Commander implements AsyncDisposable {
   private ending: Promise<void> | undefined;
   /** `exec()` of the session's transaction was called: no further commands. */
   private committing = false;
+  /** Why the session was ended other than by its owner (releaseAll's `cause`). */
+  private endedBy: Error | undefined;
 
   /** @internal Use `redis.watch(keys)`. */
   constructor(
@@ -140,7 +145,7 @@ export class WatchSession extends Commander implements AsyncDisposable {
     errorSink: ((error: unknown) => void) | undefined,
   ): Promise<T> {
     // The connection goes back to the pool afterwards: nothing may change its state (refused-commands.ts).
-    const refusal = this.active ? refusedCommand(args, true) : endedError();
+    const refusal = this.active ? refusedCommand(args, true) : (this.endedBy ?? endedError());
     if (refusal !== undefined) {
       // What the caller receives, so counted like any other error of a session command.
       errorSink?.(refusal);
@@ -161,7 +166,7 @@ export class WatchSession extends Commander implements AsyncDisposable {
    * session can run; throws a TypeError when the session has ended.
    */
   multi(): Transaction<null> {
-    if (!this.active) throw endedError();
+    if (!this.active) throw this.endedBy ?? endedError();
     return new Transaction<null>({
       target: this.channel,
       commandTimeout: this.settings.commandTimeout,
@@ -169,7 +174,7 @@ export class WatchSession extends Commander implements AsyncDisposable {
       watched: true,
       onError: this.settings.errorSink,
       begin: () => {
-        if (!this.active) return endedError();
+        if (!this.active) return this.endedBy ?? endedError();
         this.committing = true;
         return undefined;
       },
@@ -198,6 +203,12 @@ export class WatchSession extends Commander implements AsyncDisposable {
   }
 
   [Symbol.asyncDispose](): Promise<void> {
+    return this.release();
+  }
+
+  /** @internal `release()` on the client's behalf; later commands fail with `cause` (if given). */
+  endBy(cause: Error | undefined): Promise<void> {
+    if (this.ending === undefined) this.endedBy = cause;
     return this.release();
   }
 
