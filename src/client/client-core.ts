@@ -289,9 +289,11 @@ export class ClientCore extends Commander {
   }
 
   /**
-   * Subscribes on the node the router names. Seed 000 "Sentinel" (what was not accepted moves):
-   * when that node is replaced before the server confirmed (a Sentinel switch closes the old
-   * primary's subscriber, failing what waited there unsent), the subscribe is made on the new one.
+   * Subscribes on the node the router names. When that node's subscriber was closed under the
+   * subscribe (a Sentinel switch closes the old primary's, after moving only what the server had
+   * confirmed), the subscription is held nowhere, whether it failed there unsent or was confirmed
+   * there too late: it is made on the node the router names now (seed 000 "Sentinel": what was
+   * not accepted moves). Subscribing again is idempotent.
    */
   private async subscribeOn(
     kind: SubscriptionKind,
@@ -301,13 +303,20 @@ export class ClientCore extends Commander {
     for (;;) {
       const node = this.router.subscriberNode(kind, names);
       if (node instanceof Error) throw node;
+      let failure: unknown;
       try {
-        return await node.subscriber.subscribe(kind, names, listener);
+        await node.subscriber.subscribe(kind, names, listener);
       } catch (error) {
-        const unsent = error instanceof RespireConnectionError && error.written === false;
-        if (!unsent || this.closing !== undefined || this.router.subscriberNode(kind, names) === node)
-          throw error;
+        if (!(error instanceof RespireConnectionError || error instanceof RespireTimeoutError)) throw error;
+        failure = error;
       }
+      const moved =
+        node.subscriber.isClosed() &&
+        this.closing === undefined &&
+        this.router.subscriberNode(kind, names) !== node;
+      if (moved) continue;
+      if (failure !== undefined) throw failure;
+      return;
     }
   }
 
