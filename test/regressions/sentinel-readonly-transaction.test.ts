@@ -6,9 +6,10 @@
 // write still fails to its caller, unreplayed. The primary is demoted by hand (REPLICAOF to a
 // closed port) so that neither a sentinel event nor a dropped connection can start the lookup.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RespireClient as Client, RespireClient, RespireServerError } from '../../src/index.js';
+import { type RespireClient as Client, RespireServerError } from '../../src/index.js';
 import { findFreePort, LOOPBACK } from '../kit/free-port.js';
 import { useRedisSentinel } from '../kit/vitest-redis.js';
+import { sentinelClient } from './sentinel-support.js';
 
 const group = useRedisSentinel();
 
@@ -34,11 +35,7 @@ afterEach(async () => {
 async function demotedPrimary(): Promise<{ client: Client; before: number }> {
   const primary = group.primary;
   const start = await roleChecks(primary);
-  const client = await RespireClient.connect({
-    sentinel: { serviceName: group.serviceName, endpoints: [...group.sentinels] },
-    connectTimeout: 1_000,
-    reconnect: () => 50,
-  });
+  const client = await sentinelClient(group);
   redis = client;
   // Two lookups so far: connect's, and the one its event subscription starts once subscribed.
   await expect.poll(() => roleChecks(primary), { timeout: 5_000 }).toBe(start + 2);
@@ -47,33 +44,33 @@ async function demotedPrimary(): Promise<{ client: Client; before: number }> {
   return { client, before: start + 2 };
 }
 
-/** `error` is the EXECABORT of a transaction whose write was refused READONLY. */
-function expectReadonlyAbort(error: unknown): void {
+/**
+ * Commits `tx` (a SET refused READONLY at queue time): EXEC is answered EXECABORT with the READONLY
+ * as its cause, then a lookup follows (a ROLE check past `before`), and nothing was written.
+ */
+async function expectRefusedCommit(
+  tx: { set(key: string, value: string): Promise<unknown>; exec(): Promise<unknown> },
+  before: number,
+): Promise<void> {
+  tx.set('ro-tx:k', 'w').catch(() => undefined);
+  const error = await tx.exec().catch((reason: unknown) => reason);
   expect(error).toBeInstanceOf(RespireServerError);
   expect((error as RespireServerError).code).toBe('EXECABORT');
   expect(((error as RespireServerError).cause as RespireServerError).code).toBe('READONLY');
+  await expect.poll(() => roleChecks(group.primary), { timeout: 5_000 }).toBeGreaterThan(before);
+  expect(await group.command(group.primary, ['GET', 'ro-tx:k'])).toBe('v');
 }
 
 describe('a READONLY reply outside single commands makes the client ask the sentinels again', () => {
   it('in a transaction', async () => {
     const { client, before } = await demotedPrimary();
-    const tx = client.multi();
-    tx.set('ro-tx:k', 'w').catch(() => undefined);
-    const refused = await tx.exec().catch((error: unknown) => error);
-    expectReadonlyAbort(refused);
-    await expect.poll(() => roleChecks(group.primary), { timeout: 5_000 }).toBeGreaterThan(before);
-    expect(await group.command(group.primary, ['GET', 'ro-tx:k'])).toBe('v');
+    await expectRefusedCommit(client.multi(), before);
   }, 60_000);
 
   it("in a WATCH session's transaction", async () => {
     const { client, before } = await demotedPrimary();
     const session = await client.watch('ro-tx:k');
-    const tx = session.multi();
-    tx.set('ro-tx:k', 'w').catch(() => undefined);
-    const refused = await tx.exec().catch((error: unknown) => error);
-    expectReadonlyAbort(refused);
-    await expect.poll(() => roleChecks(group.primary), { timeout: 5_000 }).toBeGreaterThan(before);
-    expect(await group.command(group.primary, ['GET', 'ro-tx:k'])).toBe('v');
+    await expectRefusedCommit(session.multi(), before);
   }, 60_000);
 
   it('in a WATCH session command', async () => {

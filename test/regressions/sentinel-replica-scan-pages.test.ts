@@ -5,19 +5,15 @@
 // the whole walk is returned) no longer held. Cursor pages now go to one replica while the set of
 // connected replicas stays the same: the first connected one in the (address-sorted) list.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { RespireClient } from '../../src/index.js';
+import type { RespireClient } from '../../src/index.js';
 import { useRedisSentinel } from '../kit/vitest-redis.js';
+import { sentinelClient } from './sentinel-support.js';
 
 const group = useRedisSentinel();
 let redis: RespireClient;
 
 beforeAll(async () => {
-  redis = await RespireClient.connect({
-    sentinel: { serviceName: group.serviceName, endpoints: [...group.sentinels] },
-    readFrom: 'replica',
-    connectTimeout: 1_000,
-    reconnect: () => 50,
-  });
+  redis = await sentinelClient(group, { readFrom: 'replica' });
 });
 afterAll(async () => {
   await redis?.close();

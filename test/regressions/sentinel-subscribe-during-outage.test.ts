@@ -5,18 +5,13 @@
 // "the client is closed" though the client was open and a new primary was there. Now a subscribe
 // not yet confirmed at the switch is made on the new primary too, and resolves once it is there.
 import { expect, it } from 'vitest';
-import { RespireClient } from '../../src/index.js';
 import { useRedisSentinel } from '../kit/vitest-redis.js';
+import { sentinelClient } from './sentinel-support.js';
 
 const group = useRedisSentinel();
 
 it('a subscribe issued while the primary is dead is made on the new primary', async () => {
-  const redis = await RespireClient.connect({
-    sentinel: { serviceName: group.serviceName, endpoints: [...group.sentinels] },
-    connectTimeout: 1_000,
-    acquireTimeout: 60_000,
-    reconnect: () => 50,
-  });
+  const redis = await sentinelClient(group);
   try {
     const early: string[] = [];
     await redis.subscribe('outage:early', (message) => early.push(String(message)));

@@ -6,18 +6,13 @@
 // is made again on the node the router names. The old primary is paused (CLIENT PAUSE ALL) so that
 // the SUBSCRIBE is unanswered while the sentinels promote a replica.
 import { expect, it } from 'vitest';
-import { RespireClient } from '../../src/index.js';
 import { useRedisSentinel } from '../kit/vitest-redis.js';
+import { sentinelClient } from './sentinel-support.js';
 
 const group = useRedisSentinel();
 
 it('a subscribe in flight on the old primary during a switch ends up on the new primary', async () => {
-  const redis = await RespireClient.connect({
-    sentinel: { serviceName: group.serviceName, endpoints: [...group.sentinels] },
-    connectTimeout: 1_000,
-    commandTimeout: 30_000,
-    reconnect: () => 50,
-  });
+  const redis = await sentinelClient(group, { commandTimeout: 30_000 });
   try {
     const early: string[] = [];
     await redis.subscribe('in-flight:early', (message) => early.push(String(message)));

@@ -5,17 +5,14 @@
 // Now it fails with a RespireConnectionError (`written: false`) that says the primary was replaced.
 // Commands the caller issued before are unaffected; nothing is written to the old primary.
 import { expect, it } from 'vitest';
-import { RespireClient, RespireConnectionError } from '../../src/index.js';
+import { RespireConnectionError } from '../../src/index.js';
 import { useRedisSentinel } from '../kit/vitest-redis.js';
+import { sentinelClient } from './sentinel-support.js';
 
 const group = useRedisSentinel();
 
 it('a WATCH session on a replaced primary fails with a connection error that says so', async () => {
-  const redis = await RespireClient.connect({
-    sentinel: { serviceName: group.serviceName, endpoints: [...group.sentinels] },
-    connectTimeout: 1_000,
-    reconnect: () => 50,
-  });
+  const redis = await sentinelClient(group);
   try {
     await redis.set('watch-switch:k', '1');
     const session = await redis.watch('watch-switch:k');
