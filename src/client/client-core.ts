@@ -49,7 +49,12 @@ import type { WatchSession } from './transactions/watch-session.js';
 /** What a router may set on a node it makes (EndpointNodeSettings). */
 export type NodeExtras = Pick<
   EndpointNodeSettings,
-  'setupCommands' | 'onShardChannelDropped' | 'onReconnecting' | 'holdBlockingWhileDown' | 'onSlotsMigrated'
+  | 'setupCommands'
+  | 'onShardChannelDropped'
+  | 'onReconnecting'
+  | 'holdBlockingWhileDown'
+  | 'onSlotsMigrated'
+  | 'onSessionError'
 >;
 
 /** Makes the nodes a router needs, sharing the client's telemetry and circuit registry. */
@@ -378,10 +383,39 @@ export class ClientCore extends Commander {
     names: string | readonly string[],
     listener: PubSubListener,
   ): Promise<void> {
-    const node = this.router.subscriberNode(kind, typeof names === 'string' ? [names] : names);
-    return this.counted(
-      node instanceof Error ? Promise.reject(node) : node.subscriber.subscribe(kind, names, listener),
-    );
+    return this.counted(this.subscribeOn(kind, typeof names === 'string' ? [names] : names, listener));
+  }
+
+  /**
+   * Subscribes on the node the router names. When that node's subscriber was closed under the
+   * subscribe (a Sentinel switch closes the old primary's, after moving only what the server had
+   * confirmed), the subscription is held nowhere, whether it failed there unsent or was confirmed
+   * there too late: it is made on the node the router names now (seed 000 "Sentinel": what was
+   * not accepted moves). Subscribing again is idempotent.
+   */
+  private async subscribeOn(
+    kind: SubscriptionKind,
+    names: readonly string[],
+    listener: PubSubListener,
+  ): Promise<void> {
+    for (;;) {
+      const node = this.router.subscriberNode(kind, names);
+      if (node instanceof Error) throw node;
+      let failure: unknown;
+      try {
+        await node.subscriber.subscribe(kind, names, listener);
+      } catch (error) {
+        if (!(error instanceof RespireConnectionError || error instanceof RespireTimeoutError)) throw error;
+        failure = error;
+      }
+      const moved =
+        node.subscriber.isClosed() &&
+        this.closing === undefined &&
+        this.router.subscriberNode(kind, names) !== node;
+      if (moved) continue;
+      if (failure !== undefined) throw failure;
+      return;
+    }
   }
 
   private unsubscribeFrom(

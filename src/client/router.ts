@@ -25,7 +25,7 @@ export interface Router {
    * Cluster: the node a transaction whose EXEC failed on `from` with a redirect (MOVED, ASK,
    * TRYAGAIN) is resent to, after `hops` redirects in all, with ASKING first or not, after
    * `delayMs`; undefined fails it (transaction-run.ts TransactionRedirect). Also where a WATCH
-   * that failed so goes.
+   * that failed so goes. Sentinel never redirects: it only looks at the error (READONLY).
    */
   transactionRedirect?(
     cause: RespireServerError,

@@ -73,7 +73,7 @@ export class StandaloneRouter implements Router {
     if (!readsFromReplica(command, this.readFrom)) return this.node;
     // None connected: 'replica' waits on one (it reconnects per policy), 'replicaPreferred' reads
     // from the primary.
-    const replica = this.turns.connected(this.replicas);
+    const replica = this.turns.connected(this.replicas, command);
     if (replica !== undefined) return replica;
     return this.readFrom === 'replica' ? this.turns.any(this.replicas)! : this.node;
   }

@@ -3,6 +3,8 @@
 // reply). The router hooks each command it sends to the primary through its error sink, which a
 // command calls once with what its caller receives: no per-command allocation. The write itself
 // still fails to its caller: the server refused it, and replaying it is the caller's decision.
+// Transactions and WATCH sessions do not pass through the router's send: the router hands their
+// errors to `observe` (a write refused at queue time comes back as the cause of EXECABORT).
 import { RespireServerError } from '../errors.js';
 
 type ErrorSink = (error: unknown) => void;
@@ -13,7 +15,7 @@ export class ReadonlyWatch {
   private readonly bare: ErrorSink;
 
   constructor(private readonly onReadonly: () => void) {
-    this.bare = (error) => this.check(error);
+    this.bare = (error) => this.observe(error);
   }
 
   /** The error sink a command sent to the primary gets: `sink` (if any) after the READONLY check. */
@@ -22,7 +24,7 @@ export class ReadonlyWatch {
     let wrapped = this.wrapped.get(sink);
     if (wrapped === undefined) {
       wrapped = (error) => {
-        this.check(error);
+        this.observe(error);
         sink(error);
       };
       this.wrapped.set(sink, wrapped);
@@ -30,7 +32,10 @@ export class ReadonlyWatch {
     return wrapped;
   }
 
-  private check(error: unknown): void {
-    if (error instanceof RespireServerError && error.code === 'READONLY') this.onReadonly();
+  /** An error some caller received from the primary: a READONLY (or EXECABORT for one) starts a lookup. */
+  observe(error: unknown): void {
+    if (!(error instanceof RespireServerError)) return;
+    const refusal = error.code === 'EXECABORT' ? error.cause : error;
+    if (refusal instanceof RespireServerError && refusal.code === 'READONLY') this.onReadonly();
   }
 }

@@ -14,7 +14,7 @@ import type { ResolvedOptions } from '../client/options.js';
 import type { PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
 import { ReplicaTurns, readsFromReplica } from '../client/replica-reads.js';
 import type { Router } from '../client/router.js';
-import { RespireConnectionError, type RespireEndpoint } from '../errors.js';
+import { RespireConnectionError, type RespireEndpoint, type RespireServerError } from '../errors.js';
 import type { Command } from '../transport/command.js';
 import type { ResolvedSentinelOptions } from './options.js';
 import { ReadonlyWatch } from './readonly-watch.js';
@@ -92,6 +92,15 @@ export class SentinelRouter implements Router {
     return this.primary!;
   }
 
+  /**
+   * A transaction's EXEC failed: never resent here (no redirects outside Cluster), but a write it
+   * had refused READONLY makes the watcher ask again, as for a single command.
+   */
+  transactionRedirect(cause: RespireServerError): undefined {
+    this.readonlyWatch.observe(cause);
+    return undefined;
+  }
+
   watchNode(): EndpointNode {
     return this.primary!;
   }
@@ -140,7 +149,8 @@ export class SentinelRouter implements Router {
     if (!readsFromReplica(command, readFrom)) return primary;
     const replicas = this.replicaList;
     const replica =
-      this.turns.connected(replicas) ?? (readFrom === 'replica' ? this.turns.any(replicas) : undefined);
+      this.turns.connected(replicas, command) ??
+      (readFrom === 'replica' ? this.turns.any(replicas) : undefined);
     if (replica !== undefined) return replica;
     if (readFrom === 'replicaPreferred') return primary;
     return new RespireConnectionError(
@@ -176,7 +186,13 @@ export class SentinelRouter implements Router {
     }
     for (const [kind, entries] of byKind) next.subscriber.subscribeAll(kind, entries).catch(ignore);
     this.retiring.add(old);
-    old.close().then(
+    // Its WATCH sessions end with it (seed 000: WATCH state stays on its connection): their owners
+    // learn why, not that they ended them.
+    const replaced = new RespireConnectionError(
+      `the primary ${endpointKey(old.endpoint)} of ${this.sentinel.serviceName} was replaced by ${endpointKey(to)}; the WATCH session ended`,
+      { endpoint: old.endpoint, written: false },
+    );
+    old.close(replaced).then(
       () => this.retiring.delete(old),
       () => this.retiring.delete(old),
     );
@@ -218,6 +234,8 @@ export class SentinelRouter implements Router {
   private makeNode(endpoint: RespireEndpoint, replica = false): EndpointNode {
     return this.factory.create(endpoint, {
       holdBlockingWhileDown: true,
+      // A WATCH session's write refused READONLY: the same lookup as for a command (readonly-watch.ts).
+      onSessionError: replica ? undefined : (error) => this.readonlyWatch.observe(error),
       onReconnecting: () => {
         if (!this.closed)
           this.watcher?.resolveAgain(replica ? 'replica reconnect' : 'reconnect').catch(ignore);

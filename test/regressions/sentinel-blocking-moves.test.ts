@@ -5,18 +5,13 @@
 // under its acquire deadline, and moves with the switch. A transaction queued while the primary
 // is dead moves whole and runs there.
 import { expect, it } from 'vitest';
-import { RespireClient } from '../../src/index.js';
 import { useRedisSentinel } from '../kit/vitest-redis.js';
+import { sentinelClient } from './sentinel-support.js';
 
 const group = useRedisSentinel();
 
 it('a BLPOP and a transaction issued while the primary is dead run on the new primary', async () => {
-  const redis = await RespireClient.connect({
-    sentinel: { serviceName: group.serviceName, endpoints: [...group.sentinels] },
-    connectTimeout: 1_000,
-    acquireTimeout: 60_000,
-    reconnect: () => 50,
-  });
+  const redis = await sentinelClient(group);
   try {
     await redis.set('moves:n', '1');
     await redis.send(['WAIT', '2', '5000']);

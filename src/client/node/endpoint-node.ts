@@ -43,6 +43,8 @@ export interface EndpointNodeSettings {
   readonly holdBlockingWhileDown?: boolean | undefined;
   /** The server announced that slots moved (SMIGRATED, PROTOCOL.md §5): Cluster refreshes. */
   readonly onSlotsMigrated?: (() => void) | undefined;
+  /** Told each error a WATCH session's caller receives (Sentinel: a READONLY reply starts a lookup). */
+  readonly onSessionError?: ((error: unknown) => void) | undefined;
   /** The server dropped a shard channel by itself (its slot moved): Cluster subscribes it anew. */
   readonly onShardChannelDropped?:
     | ((channel: string, listeners: ReadonlySet<PubSubListener>) => void)
@@ -116,7 +118,7 @@ export class EndpointNode {
     this.sessions = new WatchSessions(this.lender, {
       commandTimeout: options.commandTimeout,
       clock: options.clock,
-      errorSink: settings.errorSink,
+      errorSink: bothSinks(settings.errorSink, settings.onSessionError),
       cache: settings.cache,
     });
     this.subscriber = new Subscriber({
@@ -175,14 +177,17 @@ export class EndpointNode {
     this.hold?.moveTo(forward);
   }
 
-  /** Waits for every reply in flight, then closes every connection of the node. */
-  close(): Promise<void> {
+  /**
+   * Waits for every reply in flight, then closes every connection of the node. `sessionsEnded`:
+   * what open WATCH sessions' later commands fail with (a Sentinel switch says the node was replaced).
+   */
+  close(sessionsEnded?: Error): Promise<void> {
     this.hold?.close();
     this.closing ??= Promise.all([
       this.main.close(),
       this.dedicated.close(),
       this.subscriber.close(),
-      this.sessions.releaseAll(),
+      this.sessions.releaseAll(sessionsEnded),
       this.tracker?.close(),
     ]).then(() => this.gate?.dispose());
     return this.closing;
@@ -237,6 +242,18 @@ export class EndpointNode {
       },
     );
   }
+}
+
+/** One error sink telling `first` and then `second`, either of which may be absent. */
+function bothSinks(
+  first: ((error: unknown) => void) | undefined,
+  second: ((error: unknown) => void) | undefined,
+): ((error: unknown) => void) | undefined {
+  if (first === undefined || second === undefined) return first ?? second;
+  return (error) => {
+    first(error);
+    second(error);
+  };
 }
 
 /** `prefix` and then `command` into one channel's queue, so they leave on one connection, in order. */

@@ -137,6 +137,11 @@ export class Subscriber {
     return emptied.length === 0 ? Promise.resolve() : this.sendUnsubscribe(kind, emptied);
   }
 
+  /** Closed (its node closed or was replaced): what it held is gone with its connection. */
+  isClosed(): boolean {
+    return this.closed;
+  }
+
   /** The names of `kind` that have listeners (including ones still awaiting confirmation). */
   subscriptions(kind: SubscriptionKind): string[] {
     return this.registry.names(kind);

@@ -86,10 +86,13 @@ export class WatchSessions {
     return session;
   }
 
-  /** Ends every open session as `release()` does. */
-  releaseAll(): Promise<void> {
+  /**
+   * Ends every open session as `release()` does. `cause`: what their later commands fail with
+   * instead of "the session has ended" (their owner did not end them: a Sentinel switch did).
+   */
+  releaseAll(cause?: Error): Promise<void> {
     this.closed = true;
-    return Promise.all([...this.open].map((session) => session.release())).then(ignore);
+    return Promise.all([...this.open].map((session) => session.endBy(cause))).then(ignore);
   }
 
   /** Closes the connection of every open session at once; what is in flight there fails. */
@@ -117,7 +120,10 @@ export class WatchSession extends Commander implements AsyncDisposable {
   private ending: Promise<void> | undefined;
   /** `exec()` of the session's transaction was called: no further commands. */
   private committing = false;
-  /** Why the session was ended from outside (a failover switch); commands then reject with it. */
+  /**
+   * Why the session was ended other than by its owner (a Sentinel switch through releaseAll's
+   * `cause`, a failover group through endAll's `reason`); its later commands reject with it.
+   */
   private endReason: Error | undefined;
 
   /** @internal Use `redis.watch(keys)`. */
@@ -226,6 +232,12 @@ export class WatchSession extends Commander implements AsyncDisposable {
 
   /** `await using session = …`: calls `release()`. */
   [Symbol.asyncDispose](): Promise<void> {
+    return this.release();
+  }
+
+  /** @internal `release()` on the client's behalf; later commands fail with `cause` (if given). */
+  endBy(cause: Error | undefined): Promise<void> {
+    if (this.ending === undefined) this.endReason = cause;
     return this.release();
   }
 
