@@ -119,14 +119,17 @@ describe('circuits across a failover', () => {
       for (const circuit of replicaCircuits) expect(circuit).toBeDefined();
       const states: CircuitState[] = [];
       oldCircuit.onTransition((_from, to) => states.push(to));
+      // Writes that time out on the old primary (paused, so they are in flight, not queued) open
+      // its circuit; then it dies. (Writes issued after its death wait for a connection and move to
+      // the new primary, seed 000 "Sentinel": sentinel-blocking-moves.test.ts.)
+      await group.command(old, ['CLIENT', 'PAUSE', '5000', 'WRITE']);
+      const timedOut = await Promise.allSettled(
+        Array.from({ length: 4 }, (_, i) => redis.set(`circuit:${i}`, 'x', { timeout: 300 })),
+      );
+      expect(timedOut.every((write) => write.status === 'rejected')).toBe(true);
+      expect(states).toContain('open');
       const killed = group.killPrimary({ untilSettled: false });
       await group.dataServer(old).waitForExit();
-      // Writes in flight when it died fail, and the old primary's circuit opens.
-      const blocked = await Promise.allSettled(
-        Array.from({ length: 4 }, (_, i) => redis.set(`circuit:${i}`, 'x', { timeout: 500 })),
-      );
-      expect(blocked.some((write) => write.status === 'rejected')).toBe(true);
-      await expect.poll(() => states.includes('open'), { timeout: 10_000 }).toBe(true);
       const promoted = await killed;
       await expect.poll(() => redis.endpoint.port, { timeout: 10_000 }).toBe(promoted.port);
       // The new primary admits writes at once: its own circuit, closed, with nothing recorded.
