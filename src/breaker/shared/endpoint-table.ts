@@ -23,6 +23,8 @@ import {
 import { CLOSED, type StateWordLayout, stateOf } from './state-word.js';
 
 const encoder = new TextEncoder();
+/** With the `u` flag a surrogate pair is one code point, so only a lone surrogate matches. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
 
 export class EndpointTable {
   private readonly bytes: Uint8Array;
@@ -42,6 +44,14 @@ export class EndpointTable {
    * @throws RespireConfigurationError when every slot is held, or the key is too long.
    */
   hold(key: string): number {
+    // A lone surrogate encodes as U+FFFD, so two different keys would find one slot: refused, as a
+    // slot shared by two endpoints is (issue 15).
+    if (LONE_SURROGATE.test(key))
+      throw new RespireConfigurationError(
+        'endpoint',
+        key,
+        'a key of well-formed Unicode (no lone surrogate)',
+      );
     const encoded = encoder.encode(key);
     if (encoded.length > MAX_KEY_BYTES)
       throw new RespireConfigurationError('endpoint', key, `a key of at most ${MAX_KEY_BYTES} UTF-8 bytes`);
