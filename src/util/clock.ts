@@ -21,8 +21,11 @@ export interface ClockTimers {
 export const systemClock: Clock = { now: () => performance.now() };
 
 /**
- * Milliseconds since the Unix epoch, monotonic within a thread: `performance.timeOrigin +
- * performance.now()`. `performance.now()` counts from each thread's own start, so threads that
- * compare times (a circuit shared across worker threads) need this common origin.
+ * Milliseconds on the process's monotonic clock (`process.hrtime`'s), one origin for every thread:
+ * `performance.now()` plus this thread's offset to it, measured once when the module loads. Threads
+ * that compare times (a circuit shared across worker threads) need a common origin, and
+ * `performance.timeOrigin` is not one: it is the wall clock when the thread started, so a wall
+ * clock step between two threads' starts (NTP, a resumed VM) would put their readings apart.
  */
-export const epochClock: Clock = { now: () => performance.timeOrigin + performance.now() };
+const monotonicOffset = Number(process.hrtime.bigint()) / 1e6 - performance.now();
+export const processClock: Clock = { now: () => performance.now() + monotonicOffset };

@@ -9,6 +9,7 @@ import {
   H_USE_CLOCK,
   type Layout,
   MAX_KEY_BYTES,
+  S_GENERATION,
   S_GUARD,
   S_KEY_LENGTH,
   S_LAST_USED,
@@ -20,9 +21,11 @@ import {
   STATUS_FREE,
   STATUS_READY,
 } from './layout.js';
-import { CLOSED, type StateWordLayout, stateOf } from './state-word.js';
+import { CLOSED, type StateWordLayout, stateOf, WHOLE_GENERATION_MASK } from './state-word.js';
 
 const encoder = new TextEncoder();
+/** With the `u` flag a surrogate pair is one code point, so only a lone surrogate matches. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
 
 export class EndpointTable {
   private readonly bytes: Uint8Array;
@@ -42,6 +45,14 @@ export class EndpointTable {
    * @throws RespireConfigurationError when every slot is held, or the key is too long.
    */
   hold(key: string): number {
+    // A lone surrogate encodes as U+FFFD, so two different keys would find one slot: refused, as a
+    // slot shared by two endpoints is (issue 15).
+    if (LONE_SURROGATE.test(key))
+      throw new RespireConfigurationError(
+        'endpoint',
+        key,
+        'a key of well-formed Unicode (no lone surrogate)',
+      );
     const encoded = encoder.encode(key);
     if (encoded.length > MAX_KEY_BYTES)
       throw new RespireConfigurationError('endpoint', key, `a key of at most ${MAX_KEY_BYTES} UTF-8 bytes`);
@@ -160,8 +171,14 @@ export class EndpointTable {
     Atomics.store(cells, layout.cell(slot, S_GUARD), 0);
     Atomics.store(cells, layout.cell(slot, S_OPEN_UNTIL), 0);
     Atomics.store(cells, layout.cell(slot, S_OPEN_UNTIL) + 1, 0);
-    const previous = Atomics.load(cells, stateCell);
-    Atomics.store(cells, stateCell, this.words.word(CLOSED, this.words.nextGeneration(previous)));
+    const generationCell = layout.cell(slot, S_GENERATION);
+    const previous = this.words.wholeGeneration(
+      Atomics.load(cells, stateCell),
+      Atomics.load(cells, generationCell),
+    );
+    const generation = (previous + 1) & WHOLE_GENERATION_MASK;
+    Atomics.store(cells, generationCell, generation);
+    Atomics.store(cells, stateCell, this.words.word(CLOSED, generation));
     this.bytes.set(encoded, layout.keyByte(slot));
     Atomics.store(cells, layout.cell(slot, S_KEY_LENGTH), encoded.length);
     Atomics.store(cells, layout.cell(slot, S_USES), 1);

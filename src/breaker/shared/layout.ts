@@ -8,7 +8,7 @@ import { historyBytes } from '../outcome-history.js';
 /** 'RSPC': tells a registry buffer from any other SharedArrayBuffer. */
 export const MAGIC = 0x52535043;
 /** Bumped when the layout changes: a buffer from another version of respire is refused. */
-export const LAYOUT_VERSION = 1;
+export const LAYOUT_VERSION = 2;
 
 /** Header cells (Int32 indexes). */
 export const H_MAGIC = 0;
@@ -50,6 +50,8 @@ export const S_GUARD = 5;
 /** The open deadline as the two Int32 halves of a Float64, written before the state word says open. */
 export const S_OPEN_UNTIL = 6;
 export const S_TRIPS = 8;
+/** The slot's recent whole generation (state-word.ts `wholeGeneration`), stored after each transition. */
+export const S_GENERATION = 9;
 const SLOT_CELLS = 10;
 
 export const STATUS_FREE = 0;

@@ -3,7 +3,7 @@
 // bounded table of endpoint slots with seed 000's idle-histories rule (BREAKER.md 16) applied across
 // threads; a full table is an error, never a slot shared by two endpoints.
 import { RespireConfigurationError, RespireError } from '../../errors.js';
-import { epochClock } from '../../util/clock.js';
+import { processClock } from '../../util/clock.js';
 import { turnCachedClock } from '../../util/turn-clock.js';
 import type { CircuitState } from '../circuit-state.js';
 import {
@@ -131,9 +131,10 @@ export class SharedCircuitRegistry {
 
   /**
    * This thread's view of the registry whose `buffer` another thread made. `environment` is this
-   * thread's clock, random source and listener-error reporter; the default clock is
-   * `performance.timeOrigin + performance.now()`, read once per synchronous run, since every
-   * thread's `performance.now()` starts at its own origin.
+   * thread's clock, random source and listener-error reporter; the default clock is the process's
+   * monotonic clock (util/clock.ts `processClock`), read once per synchronous run, since every
+   * thread's `performance.now()` starts at its own origin and `performance.timeOrigin` follows
+   * the wall clock at the thread's start.
    * @throws RespireConfigurationError when `buffer` is not a registry's buffer.
    */
   static attach(
@@ -282,7 +283,7 @@ function contextOf(
   options: ResolvedCircuitBreakerOptions,
   environment: CircuitBreakerEnvironment,
 ): SharedCircuitContext {
-  const clock = typeof environment.now === 'function' ? clockOf(environment) : turnCachedClock(epochClock);
+  const clock = typeof environment.now === 'function' ? clockOf(environment) : turnCachedClock(processClock);
   return {
     buffer,
     cells: new Int32Array(buffer, 0, layout.totalBytes >> 2),

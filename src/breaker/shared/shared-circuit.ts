@@ -16,7 +16,7 @@ import type { ResolvedCircuitBreakerOptions } from '../options.js';
 import { historyStorage, OutcomeHistory } from '../outcome-history.js';
 import { Notifier } from '../transition-notifier.js';
 import { shouldTrip } from '../trip-rule.js';
-import { type Layout, S_GUARD, S_OPEN_UNTIL, S_STATE, S_TRIPS } from './layout.js';
+import { type Layout, S_GENERATION, S_GUARD, S_OPEN_UNTIL, S_STATE, S_TRIPS } from './layout.js';
 import { OpenDeadline, SlotGuard } from './slot-cells.js';
 import { CLOSED, HALF_OPEN, OPEN, type StateWordLayout, stateName, stateOf } from './state-word.js';
 
@@ -48,6 +48,8 @@ export class SharedCircuit {
   private readonly cells: Int32Array;
   private readonly words: StateWordLayout;
   private readonly stateCell: number;
+  /** The slot's recent whole generation (state-word.ts `wholeGeneration`). */
+  private readonly generationCell: number;
   private readonly guard: SlotGuard;
   private readonly openUntil: OpenDeadline;
   private readonly tripsCell: number;
@@ -69,6 +71,7 @@ export class SharedCircuit {
     this.cells = context.cells;
     this.words = context.words;
     this.stateCell = layout.cell(slot, S_STATE);
+    this.generationCell = layout.cell(slot, S_GENERATION);
     this.guard = new SlotGuard(this.cells, layout.cell(slot, S_GUARD));
     this.openUntil = new OpenDeadline(this.cells, layout.cell(slot, S_OPEN_UNTIL));
     this.tripsCell = layout.cell(slot, S_TRIPS);
@@ -108,7 +111,7 @@ export class SharedCircuit {
   /** As `CircuitBreaker.tryAdmit`. Closed: one atomic load and a ticket from this thread's table. */
   tryAdmit(): number {
     const word = Atomics.load(this.cells, this.stateCell);
-    if (stateOf(word) === CLOSED) return this.slots.issue(this.words.generation(word));
+    if (stateOf(word) === CLOSED) return this.slots.issue(this.generationOf(word));
     return this.admitWhileNotClosed(word);
   }
 
@@ -127,9 +130,7 @@ export class SharedCircuit {
 
   /** Whether a ticket in flight was admitted by the current state's generation. */
   isCurrent(ticket: number): boolean {
-    return (
-      this.slots.generationOf(ticket) === this.words.generation(Atomics.load(this.cells, this.stateCell))
-    );
+    return this.slots.generationOf(ticket) === this.generationOf(Atomics.load(this.cells, this.stateCell));
   }
 
   /** As `CircuitBreaker.complete`: an outcome from an earlier generation only frees its ticket. */
@@ -141,7 +142,7 @@ export class SharedCircuit {
     } else {
       // No outcome: only a probe of the current round frees its slot; nothing else to do.
       const word = Atomics.load(this.cells, this.stateCell);
-      if (stateOf(word) === HALF_OPEN && this.words.generation(word) === generation)
+      if (stateOf(word) === HALF_OPEN && this.generationOf(word) === generation)
         this.completeGuarded(generation, CircuitOutcome.None);
     }
     if (this.slots.inFlight === 0 && this.idleCallback !== null) this.idleCallback();
@@ -207,12 +208,12 @@ export class SharedCircuit {
     let word = first;
     for (;;) {
       const state = stateOf(word);
-      if (state === CLOSED) return this.slots.issue(words.generation(word));
+      if (state === CLOSED) return this.slots.issue(this.generationOf(word));
       if (this.slots.inFlight >= MAX_ADMISSIONS_IN_FLIGHT) return AdmitRejection.Saturated;
       if (state === HALF_OPEN) {
         if (words.taken(word) >= this.options.halfOpenProbeCount) return AdmitRejection.ProbesFull;
         const seen = Atomics.compareExchange(cells, this.stateCell, word, word + words.takenOne);
-        if (seen === word) return this.slots.issue(words.generation(word));
+        if (seen === word) return this.slots.issue(this.generationOf(word));
         word = seen;
         continue;
       }
@@ -222,9 +223,10 @@ export class SharedCircuit {
         const halfOpen = words.word(HALF_OPEN, words.nextGeneration(word), 1, 0);
         const seen = Atomics.compareExchange(cells, this.stateCell, word, halfOpen);
         if (seen === word) {
+          const generation = this.publishGeneration(halfOpen);
           // The probe is taken before listeners run, so a re-entrant listener cannot take its slot.
-          const ticket = this.slots.issue(words.generation(halfOpen));
-          this.transitions.emit('open', 'half_open', words.generation(halfOpen));
+          const ticket = this.slots.issue(generation);
+          this.transitions.emit('open', 'half_open', generation);
           return ticket;
         }
       }
@@ -259,10 +261,11 @@ export class SharedCircuit {
     let from: CircuitState = 'closed';
     let to: CircuitState | null = null;
     let next = -1;
+    let nextGeneration = -1;
     this.guard.lock();
     try {
       const word = Atomics.load(this.cells, this.stateCell);
-      if (this.words.generation(word) !== generation) return;
+      if (this.generationOf(word) !== generation) return;
       this.advanceCircuitTime();
       if (stateOf(word) === CLOSED) {
         const failed = outcome === CircuitOutcome.Failure;
@@ -282,10 +285,11 @@ export class SharedCircuit {
         next = this.endProbe(word, outcome);
         if (next >= 0) to = stateName(next);
       }
+      if (to !== null) nextGeneration = this.publishGeneration(next);
     } finally {
       this.guard.unlock();
     }
-    if (to !== null) this.transitions.emit(from, to, this.words.generation(next));
+    if (to !== null) this.transitions.emit(from, to, nextGeneration);
   }
 
   /**
@@ -337,6 +341,18 @@ export class SharedCircuit {
   private pendingDelay(trips: number): number {
     if (Number.isNaN(this.delayDrawn)) this.delayDrawn = openDelay(trips, this.options, this.random);
     return this.delayDrawn;
+  }
+
+  /** The whole generation of `word`, a state word read lately (state-word.ts `wholeGeneration`). */
+  private generationOf(word: number): number {
+    return this.words.wholeGeneration(word, Atomics.load(this.cells, this.generationCell));
+  }
+
+  /** After this thread's exchange to `word`: the slot's whole generation follows it; returns it. */
+  private publishGeneration(word: number): number {
+    const generation = this.generationOf(word);
+    Atomics.store(this.cells, this.generationCell, generation);
+    return generation;
   }
 
   /** Inside the guard: the circuit's clock joins this thread's reading, never going back (BREAKER.md 4). */

@@ -5,8 +5,10 @@
 // Bits, low to high: state (2: closed 0, open 1, half-open 2), taken = probes in flight + probe
 // successes (c bits), successes (c bits), generation (the remaining 29 - 2c bits), where c is the
 // bit length of `halfOpenProbeCount`. The sign bit stays 0. With the default of one probe the
-// generation has 27 bits; at the shared registry's limit of 255 probes, 13 bits (8,192 states: an
-// admission would have to stay in flight across 4,096 trips to be mistaken for a current one).
+// word keeps 27 bits of the generation; at the shared registry's limit of 255 probes, 13 bits. A
+// command can stay in flight across thousands of trips (a blocking command), so tickets carry the
+// whole generation (31 bits): the word's bits completed from the slot's recent whole generation,
+// a cell every transition's maker updates after its exchange (`wholeGeneration`).
 import type { CircuitState } from '../circuit-state.js';
 
 export const CLOSED = 0;
@@ -15,6 +17,9 @@ export const HALF_OPEN = 2;
 
 /** Most half-open probes a shared circuit may run, so that the generation keeps 13 bits or more. */
 export const MAX_SHARED_PROBES = 255;
+
+/** Whole generations count modulo 2^31, so that a ticket's stays a small non-negative integer. */
+export const WHOLE_GENERATION_MASK = 0x7fffffff;
 
 const NAMES: readonly CircuitState[] = ['closed', 'open', 'half_open'];
 
@@ -53,6 +58,19 @@ export class StateWordLayout {
 
   generation(word: number): number {
     return word >>> this.generationShift;
+  }
+
+  /**
+   * The whole generation (31 bits) of `word`: the one nearest `recent` (the slot's whole generation
+   * cell) with the word's bits. Right while the cell lags or leads the word by fewer than half the
+   * word's generations (4,096 at 255 probes): that many transitions would have to happen between
+   * a thread's exchange and its update of the cell, or between two adjacent loads.
+   */
+  wholeGeneration(word: number, recent: number): number {
+    const mask = this.generationMask;
+    let ahead = ((word >>> this.generationShift) - recent) & mask;
+    if (ahead > mask >>> 1) ahead -= mask + 1;
+    return (recent + ahead) & WHOLE_GENERATION_MASK;
   }
 
   taken(word: number): number {

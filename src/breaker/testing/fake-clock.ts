@@ -17,17 +17,17 @@ export interface FakeClock {
  * Pass it as the breaker's environment: `new CircuitBreaker(options, clock)`.
  */
 export function fakeClock(options: { time?: number; seed?: number } = {}): FakeClock {
-  const random = seededRandom(options.seed ?? 1);
-  return {
+  // Arrow functions over `clock`, not methods over `this`: `{ now: clock.now }` or a destructured
+  // `now` (as a client's or breaker's environment often is built) must read this clock too.
+  const clock: FakeClock = {
     time: options.time ?? 0,
-    now() {
-      return this.time;
+    now: () => clock.time,
+    advance: (ms: number) => {
+      clock.time += ms;
     },
-    advance(ms: number) {
-      this.time += ms;
-    },
-    random,
+    random: seededRandom(options.seed ?? 1),
   };
+  return clock;
 }
 
 /** mulberry32: a small seeded generator, uniform in [0, 1). Deterministic, not for security. */

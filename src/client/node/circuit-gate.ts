@@ -31,6 +31,7 @@ import type { RandomSource } from '../../util/random.js';
 import { startTimer, stopTimer, type Timer } from '../../util/timers.js';
 import { turnCachedClock } from '../../util/turn-clock.js';
 import { endpointKey } from '../endpoint.js';
+import { forwardTransitionsOnce } from './transition-forwarding.js';
 
 /** What the gate reports; ClientTelemetry (metrics.ts) is one. */
 export interface CircuitTelemetry {
@@ -120,7 +121,7 @@ export class CircuitGate implements AdmissionGate {
     this.probeBoundMs =
       options.commandTimeout > 0 ? options.commandTimeout : options.circuitBreaker.openDuration;
     const breaker = this.breaker;
-    this.stopForwarding = breaker.onTransition((from, to) =>
+    this.stopForwarding = forwardTransitionsOnce(breaker, (from, to) =>
       this.telemetry.circuitTransition(endpoint, from, to),
     );
     this.circuit = {
