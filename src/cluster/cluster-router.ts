@@ -28,7 +28,7 @@ import { type Command, CommandFlags } from '../transport/command.js';
 import { ClassicSubscriptions } from './classic-subscriptions.js';
 import { ClusterAttempt, type RedirectFollower, stillToSend } from './cluster-attempt.js';
 import { type AttemptRouter, ClusterNodes } from './cluster-nodes.js';
-import { clusterScanReply, isScan, readClusterCursor, scanWalk, type WalkStop } from './cluster-scan.js';
+import { clusterScanReply, isScan, readClusterCursor } from './cluster-scan.js';
 import {
   ANY_SLOT,
   CROSS_SLOT,
@@ -48,6 +48,7 @@ import { backoff, RedirectBackoff } from './redirect-backoff.js';
 import { type SplitCommand, slotOrSplit } from './split-command.js';
 import { type ClusterNode, type ClusterTopology, UNASSIGNED } from './topology.js';
 import { TopologyRefresher } from './topology-refresher.js';
+import { type TopologyView, TopologyViews } from './topology-view.js';
 
 export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private readonly nodes: ClusterNodes;
@@ -61,7 +62,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   /** Turns for replicas of a slot and for keyless commands' primaries. */
   private replicaTurn = 0;
   private closed = false;
-  private derived: TopologyView | undefined;
+  private readonly views = new TopologyViews();
   /** Commands waiting out a TRYAGAIN or CLUSTERDOWN backoff (in no node's queue). */
   private readonly backingOff = new RedirectBackoff();
 
@@ -307,7 +308,8 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       this.sendScan(command);
       return;
     }
-    const spec = commandSpecOf(command.args);
+    // A command the table does not know: the tips of the server's spec (key-lookup.ts).
+    const spec = commandSpecOf(command.args) ?? this.keyLookup.specNow(command.args);
     const policy = spec?.requestPolicy;
     if (policy === 'all_shards' || policy === 'all_nodes') {
       const targets = policy === 'all_shards' ? this.primaries() : this.onlineNodes();
@@ -403,22 +405,8 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     return this.view().online;
   }
 
-  /**
-   * What keyless routing and SCAN read from the topology, derived once per topology (a refresh or
-   * a MOVED replaces it whole) instead of per command: a SCAN page walked all 16384 slots.
-   */
   private view(): TopologyView {
-    const topology = this.topology;
-    if (this.derived?.topology !== topology) {
-      const online = topology.nodes.filter((node) => node.health === 'online');
-      this.derived = {
-        topology,
-        online,
-        primaries: online.filter((node) => node.role === 'primary'),
-        walk: scanWalk(topology, (index) => topology.nodes[index]!.health === 'online'),
-      };
-    }
-    return this.derived;
+    return this.views.of(this.topology);
   }
 
   /**
@@ -483,14 +471,6 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       written: false,
     });
   }
-}
-
-/** Derived from one topology (ClusterRouter.view). */
-interface TopologyView {
-  readonly topology: ClusterTopology;
-  readonly online: readonly ClusterNode[];
-  readonly primaries: readonly ClusterNode[];
-  readonly walk: readonly WalkStop[];
 }
 
 function ignore(): void {}

@@ -69,6 +69,15 @@ export class KeyLookup {
     return keys.length === 0 ? ANY_SLOT : slotOfArguments(args, keys);
   }
 
+  /**
+   * The server's spec for `args` (its subcommand's, if it names one) once COMMAND INFO told it:
+   * a keyless command's request and response policy tips come from it (issue 11 "Routing").
+   */
+  specNow(args: readonly RespArgument[]): CommandSpec | undefined {
+    const spec = this.specs.get(nameOf(args));
+    return spec === undefined || spec === null ? undefined : governing(spec, args);
+  }
+
   /** The slot of `args`, asking the server what it must; ANY_SLOT when it cannot be told. */
   async slotOf(args: readonly RespArgument[]): Promise<number> {
     try {
