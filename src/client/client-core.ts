@@ -301,7 +301,8 @@ export class ClientCore extends Commander {
           : undefined;
       if (next?.asking) throw watchAskError(error as RespireServerError, keys.length);
       if (next === undefined) throw error;
-      if (next.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, next.delayMs));
+      const pause = next.pause;
+      if (pause !== undefined) await new Promise<void>((resolve, reject) => pause(resolve, reject));
       return this.watchOn(next.node, keys, hops + 1);
     }
   }
@@ -317,7 +318,7 @@ export class ClientCore extends Commander {
       tracker: node.transactions,
       redirect: (cause, hops, asking) => {
         const next = router.transactionRedirect!(cause, hops, node, asking);
-        return next && { ...this.transactionPlace(next.node), asking: next.asking, delayMs: next.delayMs };
+        return next && { ...this.transactionPlace(next.node), asking: next.asking, pause: next.pause };
       },
     };
   }

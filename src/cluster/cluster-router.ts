@@ -15,7 +15,7 @@ import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { ResolvedOptions } from '../client/options.js';
 import type { PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
 import { readsFromReplica } from '../client/replica-reads.js';
-import type { Router } from '../client/router.js';
+import type { RedirectPause, Router } from '../client/router.js';
 import {
   RespireCircuitOpenError,
   RespireConnectionError,
@@ -44,7 +44,7 @@ import { KeyLookup, lookupOn } from './key-lookup.js';
 import { keySlot } from './key-slot.js';
 import { withMovedSlot } from './moved-slot.js';
 import { type ClusterRedirect, classifyClusterError } from './redirect.js';
-import { backoff, RedirectBackoff } from './redirect-backoff.js';
+import { RedirectBackoff } from './redirect-backoff.js';
 import { type SplitCommand, slotOrSplit } from './split-command.js';
 import { type ClusterNode, type ClusterTopology, UNASSIGNED } from './topology.js';
 import { TopologyRefresher } from './topology-refresher.js';
@@ -251,13 +251,15 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     hops: number,
     from: EndpointNode,
     asking: boolean,
-  ): { node: EndpointNode; asking: boolean; delayMs?: number } | undefined {
+  ): { node: EndpointNode; asking: boolean; pause?: RedirectPause } | undefined {
     if (this.closed || hops > this.options.cluster.maxRedirections) return undefined;
     const redirect = classifyClusterError(cause, {
       blankHost: this.announcedHost(from),
       addressMap: this.options.cluster.addressMap,
     });
-    if (redirect?.kind === 'tryagain') return { node: from, asking, delayMs: backoff(hops) };
+    if (redirect?.kind === 'tryagain') {
+      return { node: from, asking, pause: (go, fail) => this.backingOff.later(hops, { reject: fail }, go) };
+    }
     if (redirect?.kind !== 'moved' && redirect?.kind !== 'ask') return undefined;
     const node = this.redirectTarget(redirect);
     return node === undefined ? undefined : { node, asking: redirect.kind === 'ask' };

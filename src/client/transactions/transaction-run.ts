@@ -15,6 +15,7 @@ import type { RespValue } from '../../resp/types.js';
 import { Command, CommandFlags, CommandState } from '../../transport/command.js';
 import { Health, healthOf } from '../../transport/health.js';
 import { type AbortTarget, unwatchSignal, watchSignal } from '../../transport/signal-watch.js';
+import type { RedirectPause } from '../router.js';
 import { discardedTransactionError } from './cluster-errors.js';
 
 /** The connection (or reconnecting channel) a transaction is written to; a Channel fits. */
@@ -49,7 +50,7 @@ export interface TransactionPlace {
 /**
  * Cluster (PROTOCOL.md §2.3): a MOVED or ASK at queue time aborts the EXEC, and a TRYAGAIN (keys
  * split by a migration) answers it; nothing ran. The whole MULTI…EXEC is then resent to the place
- * this returns for that error (`asking`: ASKING right before MULTI; `delayMs`: after a pause),
+ * this returns for that error (`asking`: ASKING right before MULTI; `pause`: after a backoff),
  * `hops` counting this redirect; undefined lets the error reach the caller. `asking` says whether
  * the aborted run had ASKING.
  */
@@ -57,7 +58,7 @@ export type TransactionRedirect = (
   cause: RespireServerError,
   hops: number,
   asking: boolean,
-) => (TransactionPlace & { readonly asking: boolean; readonly delayMs?: number }) | undefined;
+) => (TransactionPlace & { readonly asking: boolean; readonly pause?: RedirectPause }) | undefined;
 
 export interface TransactionRunOptions {
   readonly target: TransactionTarget;
@@ -307,8 +308,13 @@ export class TransactionRun implements AbortTarget {
       hops,
     });
     next.promise.then(this.resolveRun, this.rejectRun);
-    if (place.delayMs === undefined) next.start();
-    else setTimeout(() => next.start(), place.delayMs).unref();
+    // A closing client ends the backoff: the run fails unsent (nothing of it was written).
+    if (place.pause === undefined) next.start();
+    else
+      place.pause(
+        () => next.start(),
+        (error) => next.end(error, false),
+      );
     return true;
   }
 
@@ -347,7 +353,7 @@ export class TransactionRun implements AbortTarget {
    * Settles the entries and the run: with `conflict` null it resolves null (a WATCH conflict in a
    * session); otherwise it rejects, each entry with its own queue-time error or with `error`.
    */
-  private end(error: unknown, watchCleared: boolean, conflict?: null): void {
+  end(error: unknown, watchCleared: boolean, conflict?: null): void {
     if (this.ended) return;
     this.steps[0]?.reportHealth(healthOf(error));
     for (let i = 0; i < this.entries.length; i++) this.entries[i]!.reject(this.queueErrors[i] ?? error);
