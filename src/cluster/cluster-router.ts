@@ -40,7 +40,7 @@ import {
 } from './command-slot.js';
 import { aggregateReplies } from './fan-out.js';
 import { JoinedReply } from './joined-reply.js';
-import { KeyLookup, lookupOn } from './key-lookup.js';
+import { KeyLookup, lookupOn, lookupTimeout } from './key-lookup.js';
 import { keySlot } from './key-slot.js';
 import { withMovedSlot } from './moved-slot.js';
 import { type ClusterRedirect, classifyClusterError } from './redirect.js';
@@ -56,8 +56,8 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   /** The node holding `subscribe`/`psubscribe`, moved when it fails. */
   private readonly classic = new ClassicSubscriptions((avoid) => this.classicCandidate(avoid));
   /** Keys of commands the table does not know, from the server (key-lookup.ts). */
-  private readonly keyLookup = new KeyLookup((args) =>
-    lookupOn(this.anyPrimary(), args, this.options.commandTimeout),
+  private readonly keyLookup = new KeyLookup((args, timeoutMs) =>
+    lookupOn(this.anyPrimary(), args, timeoutMs),
   );
   /** Turns for replicas of a slot and for keyless commands' primaries. */
   private replicaTurn = 0;
@@ -118,10 +118,17 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       }
     }
     if (slot === UNKNOWN_KEYS) {
-      // A command the table does not know: its slot once the server said (key-lookup.ts).
-      this.keyLookup.slotOf(args).then((found) => {
+      // A command the table does not know: its slot once the server said (key-lookup.ts), asked
+      // under the caller's deadline; a lookup that used it all up fails the call unsent.
+      const timeoutMs = command.timeoutMs > 0 ? command.timeoutMs : this.options.commandTimeout;
+      const clock = this.options.clock;
+      const started = clock.now();
+      this.keyLookup.slotOf(args, timeoutMs).then((found) => {
         if (this.closed) command.reject(clientClosedError(this.options.endpoint));
-        else if (stillToSend(command)) this.sendToSlot(command, found);
+        else if (!stillToSend(command)) return;
+        else if (timeoutMs > 0 && clock.now() - started >= timeoutMs)
+          command.reject(lookupTimeout(args, timeoutMs, this.options.endpoint));
+        else this.sendToSlot(command, found);
       });
       return;
     }
