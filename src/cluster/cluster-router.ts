@@ -43,7 +43,7 @@ import { JoinedReply } from './joined-reply.js';
 import { KeyLookup, lookupOn, lookupTimeout } from './key-lookup.js';
 import { keySlot } from './key-slot.js';
 import { withMovedSlot } from './moved-slot.js';
-import { type ClusterRedirect, classifyClusterError } from './redirect.js';
+import { type ClusterRedirect, clusterRedirectOf } from './redirect.js';
 import { RedirectBackoff } from './redirect-backoff.js';
 import { type SplitCommand, slotOrSplit } from './split-command.js';
 import { type ClusterNode, type ClusterTopology, UNASSIGNED } from './topology.js';
@@ -222,10 +222,12 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   /** RedirectFollower: MOVED and ASK to their target, TRYAGAIN and CLUSTERDOWN after a pause. */
   follow(attempt: ClusterAttempt, error: RespireServerError): boolean {
     if (this.closed || attempt.hops >= this.options.cluster.maxRedirections) return false;
-    const redirect = classifyClusterError(error, {
-      blankHost: this.announcedHost(attempt.node),
-      addressMap: this.options.cluster.addressMap,
-    });
+    const redirect = this.classify(error, attempt.node);
+    if (redirect instanceof Error) {
+      // addressMap threw for the target: the command fails with why (never out of the reply loop).
+      attempt.origin.reject(redirect);
+      return true;
+    }
     if (redirect === undefined) return false;
     const origin = attempt.origin;
     const hops = attempt.hops + 1;
@@ -260,10 +262,8 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     asking: boolean,
   ): { node: EndpointNode; asking: boolean; pause?: RedirectPause } | undefined {
     if (this.closed || hops > this.options.cluster.maxRedirections) return undefined;
-    const redirect = classifyClusterError(cause, {
-      blankHost: this.announcedHost(from),
-      addressMap: this.options.cluster.addressMap,
-    });
+    const redirect = this.classify(cause, from);
+    if (redirect instanceof Error) return undefined;
     if (redirect?.kind === 'tryagain') {
       return { node: from, asking, pause: (go, fail) => this.backingOff.later(hops, { reject: fail }, go) };
     }
@@ -462,6 +462,12 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   /** AttemptRouter: an attempt taken from a node it waited on in vain, sent on `node`. */
   resend(attempt: ClusterAttempt, node: EndpointNode): void {
     this.write(attempt.origin, node, attempt.hops, false);
+  }
+
+  /** The redirect an error reply from `node` asks for, or addressMap's error (redirect.ts). */
+  private classify(error: RespireServerError, node: EndpointNode) {
+    const context = { blankHost: this.announcedHost(node), addressMap: this.options.cluster.addressMap };
+    return clusterRedirectOf(error, context);
   }
 
   /** The announced host of a node: a blank host in its MOVED or ASK stands for it. */
