@@ -45,6 +45,7 @@ import { keySlot } from './key-slot.js';
 import { withMovedSlot } from './moved-slot.js';
 import { type ClusterRedirect, clusterRedirectOf } from './redirect.js';
 import { RedirectBackoff } from './redirect-backoff.js';
+import { moveFailedShardChannels } from './shard-subscriptions.js';
 import { type SplitCommand, slotOrSplit } from './split-command.js';
 import { type ClusterNode, type ClusterTopology, UNASSIGNED } from './topology.js';
 import { TopologyRefresher } from './topology-refresher.js';
@@ -71,10 +72,13 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     factory: NodeFactory,
   ) {
     this.refresher = new TopologyRefresher(options, (topology) => {
-      this.classic.adopted((node) => {
+      const online = (node: EndpointNode): boolean => {
         const index = topology.byKey.get(endpointKey(node.endpoint));
         return index !== undefined && topology.nodes[index]!.health === 'online';
-      });
+      };
+      this.classic.adopted(online);
+      // Before nodes the map dropped are closed (shard-subscriptions.ts).
+      moveFailedShardChannels(this.nodes.all(), online, (channel) => this.subscriberNode('shard', [channel]));
       this.nodes.adopt(topology, this);
     });
     this.nodes = new ClusterNodes(
