@@ -8,13 +8,7 @@ import type { RedisArgument } from './commands/caller.js';
 import type { ClientCircuit } from './node/circuit-gate.js';
 import type { EndpointNode } from './node/endpoint-node.js';
 import type { SubscriptionKind } from './pubsub/subscriber.js';
-
-/**
- * A backoff before a redirected transaction or WATCH is sent again (Cluster TRYAGAIN): `go` runs
- * once it has passed, or `fail` (nothing was sent) if the client closes first. The router holds
- * it, so that close() and destroy() end it with its other backoffs.
- */
-export type RedirectPause = (go: () => void, fail: (error: unknown) => void) => void;
+import type { RedirectPause } from './transactions/transaction-run.js';
 
 export interface Router {
   /** The endpoint the client names as its own: the standalone endpoint, or the first seed. */

@@ -15,7 +15,8 @@ import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { ResolvedOptions } from '../client/options.js';
 import type { PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
 import { readsFromReplica } from '../client/replica-reads.js';
-import type { RedirectPause, Router } from '../client/router.js';
+import type { Router } from '../client/router.js';
+import type { RedirectPause } from '../client/transactions/transaction-run.js';
 import {
   RespireCircuitOpenError,
   RespireConnectionError,

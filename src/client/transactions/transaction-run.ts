@@ -15,7 +15,6 @@ import type { RespValue } from '../../resp/types.js';
 import { Command, CommandFlags, CommandState } from '../../transport/command.js';
 import { Health, healthOf } from '../../transport/health.js';
 import { type AbortTarget, unwatchSignal, watchSignal } from '../../transport/signal-watch.js';
-import type { RedirectPause } from '../router.js';
 import { discardedTransactionError } from './cluster-errors.js';
 
 /** The connection (or reconnecting channel) a transaction is written to; a Channel fits. */
@@ -46,6 +45,13 @@ export interface TransactionPlace {
   /** Cluster: where the transaction goes when its EXEC is aborted by a MOVED or ASK (see below). */
   readonly redirect?: TransactionRedirect | undefined;
 }
+
+/**
+ * A backoff before a redirected transaction or WATCH is sent again (Cluster TRYAGAIN): `go` runs
+ * once it has passed, or `fail` (nothing was sent) if the client closes first. The router holds
+ * it, so that close() and destroy() end it with its other backoffs.
+ */
+export type RedirectPause = (go: () => void, fail: (error: unknown) => void) => void;
 
 /**
  * Cluster (PROTOCOL.md §2.3): a MOVED or ASK at queue time aborts the EXEC, and a TRYAGAIN (keys
