@@ -73,8 +73,14 @@ export class ClientCore extends Commander {
   private readonly telemetry: ClientTelemetry;
   /** `redis.client.errors`: told what a caller received; none without that metric. */
   private readonly errorSink: ((error: unknown) => void) | undefined;
-  /** Pub/sub error listeners, added to every node's subscriber (present and future). */
-  private readonly pubSubErrorListeners = new Set<PubSubErrorListener>();
+  /**
+   * Pub/sub error listeners, added to every node's subscriber (present and future), each with the
+   * functions that take it off those nodes: a Cluster node made after it was added included.
+   */
+  private readonly pubSubErrorListeners = new Set<{
+    readonly listener: PubSubErrorListener;
+    readonly removers: (() => void)[];
+  }>();
   /** The client-side cache (cache/cache-front.ts); none without `clientSideCache`. */
   private readonly cache: CacheFront | undefined;
 
@@ -104,7 +110,8 @@ export class ClientCore extends Commander {
           circuits,
           cache: this.cache?.cache,
         });
-        for (const listener of this.pubSubErrorListeners) node.subscriber.onError(listener);
+        for (const added of this.pubSubErrorListeners)
+          added.removers.push(node.subscriber.onError(added.listener));
         return node;
       },
     });
@@ -225,11 +232,14 @@ export class ClientCore extends Commander {
    * reconnect policy gave up (pubsub-errors.ts). Returns the function that removes the listener.
    */
   onPubSubError(listener: PubSubErrorListener): () => void {
-    this.pubSubErrorListeners.add(listener);
-    const removers = this.router.subscriberNodes().map((node) => node.subscriber.onError(listener));
+    const added = {
+      listener,
+      removers: this.router.subscriberNodes().map((node) => node.subscriber.onError(listener)),
+    };
+    this.pubSubErrorListeners.add(added);
     return () => {
-      this.pubSubErrorListeners.delete(listener);
-      for (const remove of removers) remove();
+      this.pubSubErrorListeners.delete(added);
+      for (const remove of added.removers.splice(0)) remove();
     };
   }
 
@@ -357,7 +367,8 @@ export class ClientCore extends Commander {
           : undefined;
       if (next?.asking) throw watchAskError(error as RespireServerError, keys.length);
       if (next === undefined) throw error;
-      if (next.delayMs !== undefined) await sleep(this.options.clock, next.delayMs);
+      const pause = next.pause;
+      if (pause !== undefined) await new Promise<void>((resolve, reject) => pause(resolve, reject));
       return this.watchOn(next.node, keys, hops + 1);
     }
   }
@@ -373,7 +384,7 @@ export class ClientCore extends Commander {
       tracker: node.transactions,
       redirect: (cause, hops, asking) => {
         const next = router.transactionRedirect!(cause, hops, node, asking);
-        return next && { ...this.transactionPlace(next.node), asking: next.asking, delayMs: next.delayMs };
+        return next && { ...this.transactionPlace(next.node), asking: next.asking, pause: next.pause };
       },
     };
   }

@@ -8,6 +8,7 @@ import type { RedisArgument } from './commands/caller.js';
 import type { ClientCircuit } from './node/circuit-gate.js';
 import type { EndpointNode } from './node/endpoint-node.js';
 import type { SubscriptionKind } from './pubsub/subscriber.js';
+import type { RedirectPause } from './transactions/transaction-run.js';
 
 export interface Router {
   /** The endpoint the client names as its own: the standalone endpoint, or the first seed. */
@@ -24,7 +25,7 @@ export interface Router {
   /**
    * Cluster: the node a transaction whose EXEC failed on `from` with a redirect (MOVED, ASK,
    * TRYAGAIN) is resent to, after `hops` redirects in all, with ASKING first or not, after
-   * `delayMs`; undefined fails it (transaction-run.ts TransactionRedirect). Also where a WATCH
+   * `pause`; undefined fails it (transaction-run.ts TransactionRedirect). Also where a WATCH
    * that failed so goes. Sentinel never redirects: it only looks at the error (READONLY).
    */
   transactionRedirect?(
@@ -32,7 +33,7 @@ export interface Router {
     hops: number,
     from: EndpointNode,
     asking: boolean,
-  ): { readonly node: EndpointNode; readonly asking: boolean; readonly delayMs?: number } | undefined;
+  ): { readonly node: EndpointNode; readonly asking: boolean; readonly pause?: RedirectPause } | undefined;
   /** The node a WATCH session on these keys runs on, or the error that fails `watch()`. */
   watchNode(keys: readonly RedisArgument[]): EndpointNode | Error;
   /** The node subscriptions of this kind and these names go to. */

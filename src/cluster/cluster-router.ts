@@ -16,6 +16,7 @@ import type { ResolvedOptions } from '../client/options.js';
 import type { PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
 import { readsFromReplica } from '../client/replica-reads.js';
 import type { Router } from '../client/router.js';
+import type { RedirectPause } from '../client/transactions/transaction-run.js';
 import {
   RespireCircuitOpenError,
   RespireConnectionError,
@@ -28,7 +29,7 @@ import { type Command, CommandFlags } from '../transport/command.js';
 import { ClassicSubscriptions } from './classic-subscriptions.js';
 import { ClusterAttempt, type RedirectFollower, stillToSend } from './cluster-attempt.js';
 import { type AttemptRouter, ClusterNodes } from './cluster-nodes.js';
-import { clusterScanReply, isScan, readClusterCursor, scanWalk, type WalkStop } from './cluster-scan.js';
+import { clusterScanReply, isScan, readClusterCursor } from './cluster-scan.js';
 import {
   ANY_SLOT,
   CROSS_SLOT,
@@ -40,14 +41,16 @@ import {
 } from './command-slot.js';
 import { aggregateReplies } from './fan-out.js';
 import { JoinedReply } from './joined-reply.js';
-import { KeyLookup, lookupOn } from './key-lookup.js';
+import { KeyLookup, lookupOn, lookupTimeout } from './key-lookup.js';
 import { keySlot } from './key-slot.js';
 import { withMovedSlot } from './moved-slot.js';
-import { type ClusterRedirect, classifyClusterError } from './redirect.js';
-import { backoff, RedirectBackoff } from './redirect-backoff.js';
+import { type ClusterRedirect, clusterRedirectOf } from './redirect.js';
+import { RedirectBackoff } from './redirect-backoff.js';
+import { moveFailedShardChannels } from './shard-subscriptions.js';
 import { type SplitCommand, slotOrSplit } from './split-command.js';
 import { type ClusterNode, type ClusterTopology, UNASSIGNED } from './topology.js';
 import { TopologyRefresher } from './topology-refresher.js';
+import { type TopologyView, TopologyViews } from './topology-view.js';
 
 export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private readonly nodes: ClusterNodes;
@@ -55,13 +58,13 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   /** The node holding `subscribe`/`psubscribe`, moved when it fails. */
   private readonly classic = new ClassicSubscriptions((avoid) => this.classicCandidate(avoid));
   /** Keys of commands the table does not know, from the server (key-lookup.ts). */
-  private readonly keyLookup = new KeyLookup((args) =>
-    lookupOn(this.anyPrimary(), args, this.options.commandTimeout),
+  private readonly keyLookup = new KeyLookup((args, timeoutMs) =>
+    lookupOn(this.anyPrimary(), args, timeoutMs),
   );
   /** Turns for replicas of a slot and for keyless commands' primaries. */
   private replicaTurn = 0;
   private closed = false;
-  private derived: TopologyView | undefined;
+  private readonly views = new TopologyViews();
   /** Commands waiting out a TRYAGAIN or CLUSTERDOWN backoff (in no node's queue). */
   private readonly backingOff: RedirectBackoff;
 
@@ -71,10 +74,13 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   ) {
     this.backingOff = new RedirectBackoff(options.clock);
     this.refresher = new TopologyRefresher(options, (topology) => {
-      this.classic.adopted((node) => {
+      const online = (node: EndpointNode): boolean => {
         const index = topology.byKey.get(endpointKey(node.endpoint));
         return index !== undefined && topology.nodes[index]!.health === 'online';
-      });
+      };
+      this.classic.adopted(online);
+      // Before nodes the map dropped are closed (shard-subscriptions.ts).
+      moveFailedShardChannels(this.nodes.all(), online, (channel) => this.subscriberNode('shard', [channel]));
       this.nodes.adopt(topology, this);
     });
     this.nodes = new ClusterNodes(
@@ -118,10 +124,17 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       }
     }
     if (slot === UNKNOWN_KEYS) {
-      // A command the table does not know: its slot once the server said (key-lookup.ts).
-      this.keyLookup.slotOf(args).then((found) => {
+      // A command the table does not know: its slot once the server said (key-lookup.ts), asked
+      // under the caller's deadline; a lookup that used it all up fails the call unsent.
+      const timeoutMs = command.timeoutMs > 0 ? command.timeoutMs : this.options.commandTimeout;
+      const clock = this.options.clock;
+      const started = clock.now();
+      this.keyLookup.slotOf(args, timeoutMs).then((found) => {
         if (this.closed) command.reject(clientClosedError(this.options.endpoint));
-        else if (stillToSend(command)) this.sendToSlot(command, found);
+        else if (!stillToSend(command)) return;
+        else if (timeoutMs > 0 && clock.now() - started >= timeoutMs)
+          command.reject(lookupTimeout(args, timeoutMs, this.options.endpoint));
+        else this.sendToSlot(command, found);
       });
       return;
     }
@@ -215,10 +228,12 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   /** RedirectFollower: MOVED and ASK to their target, TRYAGAIN and CLUSTERDOWN after a pause. */
   follow(attempt: ClusterAttempt, error: RespireServerError): boolean {
     if (this.closed || attempt.hops >= this.options.cluster.maxRedirections) return false;
-    const redirect = classifyClusterError(error, {
-      blankHost: this.announcedHost(attempt.node),
-      addressMap: this.options.cluster.addressMap,
-    });
+    const redirect = this.classify(error, attempt.node);
+    if (redirect instanceof Error) {
+      // addressMap threw for the target: the command fails with why (never out of the reply loop).
+      attempt.origin.reject(redirect);
+      return true;
+    }
     if (redirect === undefined) return false;
     const origin = attempt.origin;
     const hops = attempt.hops + 1;
@@ -251,13 +266,13 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     hops: number,
     from: EndpointNode,
     asking: boolean,
-  ): { node: EndpointNode; asking: boolean; delayMs?: number } | undefined {
+  ): { node: EndpointNode; asking: boolean; pause?: RedirectPause } | undefined {
     if (this.closed || hops > this.options.cluster.maxRedirections) return undefined;
-    const redirect = classifyClusterError(cause, {
-      blankHost: this.announcedHost(from),
-      addressMap: this.options.cluster.addressMap,
-    });
-    if (redirect?.kind === 'tryagain') return { node: from, asking, delayMs: backoff(hops) };
+    const redirect = this.classify(cause, from);
+    if (redirect instanceof Error) return undefined;
+    if (redirect?.kind === 'tryagain') {
+      return { node: from, asking, pause: (go, fail) => this.backingOff.later(hops, { reject: fail }, go) };
+    }
     if (redirect?.kind !== 'moved' && redirect?.kind !== 'ask') return undefined;
     const node = this.redirectTarget(redirect);
     return node === undefined ? undefined : { node, asking: redirect.kind === 'ask' };
@@ -308,7 +323,8 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       this.sendScan(command);
       return;
     }
-    const spec = commandSpecOf(command.args);
+    // A command the table does not know: the tips of the server's spec (key-lookup.ts).
+    const spec = commandSpecOf(command.args) ?? this.keyLookup.specNow(command.args);
     const policy = spec?.requestPolicy;
     if (policy === 'all_shards' || policy === 'all_nodes') {
       const targets = policy === 'all_shards' ? this.primaries() : this.onlineNodes();
@@ -404,22 +420,8 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     return this.view().online;
   }
 
-  /**
-   * What keyless routing and SCAN read from the topology, derived once per topology (a refresh or
-   * a MOVED replaces it whole) instead of per command: a SCAN page walked all 16384 slots.
-   */
   private view(): TopologyView {
-    const topology = this.topology;
-    if (this.derived?.topology !== topology) {
-      const online = topology.nodes.filter((node) => node.health === 'online');
-      this.derived = {
-        topology,
-        online,
-        primaries: online.filter((node) => node.role === 'primary'),
-        walk: scanWalk(topology, (index) => topology.nodes[index]!.health === 'online'),
-      };
-    }
-    return this.derived;
+    return this.views.of(this.topology);
   }
 
   /**
@@ -468,6 +470,12 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     this.write(attempt.origin, node, attempt.hops, false);
   }
 
+  /** The redirect an error reply from `node` asks for, or addressMap's error (redirect.ts). */
+  private classify(error: RespireServerError, node: EndpointNode) {
+    const context = { blankHost: this.announcedHost(node), addressMap: this.options.cluster.addressMap };
+    return clusterRedirectOf(error, context);
+  }
+
   /** The announced host of a node: a blank host in its MOVED or ASK stands for it. */
   private announcedHost(node: EndpointNode): string {
     const index = this.topology.byKey.get(endpointKey(node.endpoint));
@@ -484,14 +492,6 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       written: false,
     });
   }
-}
-
-/** Derived from one topology (ClusterRouter.view). */
-interface TopologyView {
-  readonly topology: ClusterTopology;
-  readonly online: readonly ClusterNode[];
-  readonly primaries: readonly ClusterNode[];
-  readonly walk: readonly WalkStop[];
 }
 
 function ignore(): void {}

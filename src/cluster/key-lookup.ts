@@ -21,6 +21,7 @@ import { specKeys } from '../client/command-keys.js';
 import { commandRows } from '../client/command-rows.js';
 import { argumentText, type CommandSpec, specFromRow } from '../client/command-table.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
+import { type RespireEndpoint, RespireTimeoutError } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
 import type { RespValue } from '../resp/types.js';
 import { Command } from '../transport/command.js';
@@ -42,11 +43,25 @@ export function lookupOn(
   return command.promise;
 }
 
+/** The caller's deadline ran out while its command's keys were looked up: the command was not sent. */
+export function lookupTimeout(
+  args: readonly RespArgument[],
+  timeoutMs: number,
+  endpoint: RespireEndpoint,
+): RespireTimeoutError {
+  const name = args[0] === undefined ? '' : argumentText(args[0]);
+  return new RespireTimeoutError(
+    `${name} was not sent: looking up its keys (COMMAND INFO/GETKEYS) took its whole ${timeoutMs} ms deadline`,
+    'acquire',
+    { endpoint, timeoutMs, written: false },
+  );
+}
+
 /** Command names whose server key specs are kept. */
 export const NAMES_KEPT = 256;
 
-/** Sends a lookup command to some primary; resolves with its reply. */
-export type LookupSender = (args: readonly RespArgument[]) => Promise<RespValue>;
+/** Sends a lookup command to some primary under a reply deadline (ms); resolves with its reply. */
+export type LookupSender = (args: readonly RespArgument[], timeoutMs: number) => Promise<RespValue>;
 
 export class KeyLookup {
   /** Specs by lower-case command name; null: the server does not know the command. */
@@ -69,13 +84,25 @@ export class KeyLookup {
     return keys.length === 0 ? ANY_SLOT : slotOfArguments(args, keys);
   }
 
-  /** The slot of `args`, asking the server what it must; ANY_SLOT when it cannot be told. */
-  async slotOf(args: readonly RespArgument[]): Promise<number> {
+  /**
+   * The server's spec for `args` (its subcommand's, if it names one) once COMMAND INFO told it:
+   * a keyless command's request and response policy tips come from it (issue 11 "Routing").
+   */
+  specNow(args: readonly RespArgument[]): CommandSpec | undefined {
+    const spec = this.specs.get(nameOf(args));
+    return spec === undefined || spec === null ? undefined : governing(spec, args);
+  }
+
+  /**
+   * The slot of `args`, asking the server what it must under the caller's deadline `timeoutMs`;
+   * ANY_SLOT when it cannot be told.
+   */
+  async slotOf(args: readonly RespArgument[], timeoutMs = 0): Promise<number> {
     try {
-      await this.specOf(nameOf(args));
+      await this.specOf(nameOf(args), timeoutMs);
       const now = this.slotNow(args);
       if (now !== undefined) return now;
-      const reply = await this.send(['COMMAND', 'GETKEYS', ...args]);
+      const reply = await this.send(['COMMAND', 'GETKEYS', ...args], timeoutMs);
       if (!Array.isArray(reply)) return ANY_SLOT;
       return sharedSlot(
         reply.map((key) => (typeof key === 'string' || Buffer.isBuffer(key) ? keySlot(key) : ANY_SLOT)),
@@ -85,12 +112,13 @@ export class KeyLookup {
     }
   }
 
-  private specOf(name: string): Promise<CommandSpec | null> {
+  /** A burst of calls shares one COMMAND INFO, under the first one's deadline. */
+  private specOf(name: string, timeoutMs: number): Promise<CommandSpec | null> {
     const known = this.specs.get(name);
     if (known !== undefined) return Promise.resolve(known);
     let pending = this.asking.get(name);
     if (pending === undefined) {
-      pending = this.send(['COMMAND', 'INFO', name])
+      pending = this.send(['COMMAND', 'INFO', name], timeoutMs)
         .then((reply) => {
           const first = Array.isArray(reply) ? reply[0] : undefined;
           const spec = first === null || first === undefined ? null : specFromRow(commandRows([first])[0]!);

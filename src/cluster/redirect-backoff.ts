@@ -1,23 +1,30 @@
 // The pause before a TRYAGAIN or CLUSTERDOWN command is sent again (PROTOCOL.md §2.3: back off,
-// retry a bounded number of times): 10, 20, 40 … up to 160 ms by hop, and the commands waiting it
-// out, which are in no node's queue, so closing the client must fail them itself.
+// retry a bounded number of times): 10, 20, 40 … up to 160 ms by hop, and the commands (and
+// transactions and WATCHes) waiting it out, which are in no node's queue, so closing the client
+// must fail them itself.
 import type { RespireEndpoint } from '../errors.js';
 import { clientClosedError } from '../transport/channel-errors.js';
-import type { Command } from '../transport/command.js';
 import type { Clock } from '../util/clock.js';
 import { startTimer, stopTimer, type Timer } from '../util/timers.js';
+
+/** What waits out a backoff: a command (or a part), or a transaction or WATCH to send again. */
+export interface Waiting {
+  /** A settled command is not failed again (absent: the waiter ends itself once). */
+  readonly settled?: boolean;
+  reject(error: unknown): void;
+}
 
 const RETRY_BACKOFF_MS = 10;
 const RETRY_BACKOFF_MAX_MS = 160;
 
 /** The pause before hop `hops` of a TRYAGAIN or CLUSTERDOWN. */
-export function backoff(hops: number): number {
+function backoff(hops: number): number {
   return Math.min(RETRY_BACKOFF_MAX_MS, RETRY_BACKOFF_MS * 2 ** (hops - 1));
 }
 
 export class RedirectBackoff {
   /** Commands waiting out a backoff, by their timer. */
-  private readonly waiting = new Map<Timer, Command<unknown>>();
+  private readonly waiting = new Map<Timer, Waiting>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -26,7 +33,7 @@ export class RedirectBackoff {
    * timer is unref'd, so closing fails what still waits (`failAll`): otherwise close() would
    * resolve with the command pending, and nothing would keep the process alive for it.
    */
-  later(hops: number, origin: Command<unknown>, send: () => void): void {
+  later(hops: number, origin: Waiting, send: () => void): void {
     const timer = startTimer(
       this.clock,
       () => {
@@ -43,7 +50,7 @@ export class RedirectBackoff {
   failAll(endpoint: RespireEndpoint): void {
     for (const [timer, origin] of this.waiting) {
       stopTimer(this.clock, timer);
-      if (!origin.settled) origin.reject(clientClosedError(endpoint));
+      if (origin.settled !== true) origin.reject(clientClosedError(endpoint));
     }
     this.waiting.clear();
   }

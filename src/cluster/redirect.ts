@@ -1,7 +1,7 @@
 // Cluster error replies classified once, where they arrive (STYLE.md "Errors", as redis-rs does):
 // MOVED and ASK with their slot and target, TRYAGAIN and CLUSTERDOWN (PROTOCOL.md §2.3). Nothing
 // else in the router reads their text.
-import type { RespireServerError } from '../errors.js';
+import type { RespireConfigurationError, RespireServerError } from '../errors.js';
 import { SLOT_COUNT } from './key-slot.js';
 import { type AddressContext, type NodeAddress, nodeAddress } from './node-address.js';
 
@@ -45,6 +45,22 @@ export function classifyClusterError(
       return CLUSTER_DOWN;
     default:
       return undefined;
+  }
+}
+
+/**
+ * classifyClusterError for a reply being handled in the reply loop, which must not throw: the
+ * RespireConfigurationError of an `addressMap` that threw (or returned no endpoint) for the target
+ * is returned, for the router to fail the command with.
+ */
+export function clusterRedirectOf(
+  error: RespireServerError,
+  context: AddressContext,
+): ClusterRedirect | undefined | RespireConfigurationError {
+  try {
+    return classifyClusterError(error, context);
+  } catch (failure) {
+    return failure as RespireConfigurationError;
   }
 }
 

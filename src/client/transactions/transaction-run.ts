@@ -49,9 +49,16 @@ export interface TransactionPlace {
 }
 
 /**
+ * A backoff before a redirected transaction or WATCH is sent again (Cluster TRYAGAIN): `go` runs
+ * once it has passed, or `fail` (nothing was sent) if the client closes first. The router holds
+ * it, so that close() and destroy() end it with its other backoffs.
+ */
+export type RedirectPause = (go: () => void, fail: (error: unknown) => void) => void;
+
+/**
  * Cluster (PROTOCOL.md §2.3): a MOVED or ASK at queue time aborts the EXEC, and a TRYAGAIN (keys
  * split by a migration) answers it; nothing ran. The whole MULTI…EXEC is then resent to the place
- * this returns for that error (`asking`: ASKING right before MULTI; `delayMs`: after a pause),
+ * this returns for that error (`asking`: ASKING right before MULTI; `pause`: after a backoff),
  * `hops` counting this redirect; undefined lets the error reach the caller. `asking` says whether
  * the aborted run had ASKING.
  */
@@ -59,7 +66,7 @@ export type TransactionRedirect = (
   cause: RespireServerError,
   hops: number,
   asking: boolean,
-) => (TransactionPlace & { readonly asking: boolean; readonly delayMs?: number }) | undefined;
+) => (TransactionPlace & { readonly asking: boolean; readonly pause?: RedirectPause }) | undefined;
 
 export interface TransactionRunOptions {
   readonly target: TransactionTarget;
@@ -311,8 +318,13 @@ export class TransactionRun implements AbortTarget {
       hops,
     });
     next.promise.then(this.resolveRun, this.rejectRun);
-    if (place.delayMs === undefined) next.start();
-    else startTimer(this.options.clock, () => next.start(), place.delayMs, true);
+    // A closing client ends the backoff: the run fails unsent (nothing of it was written).
+    if (place.pause === undefined) next.start();
+    else
+      place.pause(
+        () => next.start(),
+        (error) => next.end(error, false),
+      );
     return true;
   }
 
@@ -351,7 +363,7 @@ export class TransactionRun implements AbortTarget {
    * Settles the entries and the run: with `conflict` null it resolves null (a WATCH conflict in a
    * session); otherwise it rejects, each entry with its own queue-time error or with `error`.
    */
-  private end(error: unknown, watchCleared: boolean, conflict?: null): void {
+  end(error: unknown, watchCleared: boolean, conflict?: null): void {
     if (this.ended) return;
     this.steps[0]?.reportHealth(healthOf(error));
     for (let i = 0; i < this.entries.length; i++) this.entries[i]!.reject(this.queueErrors[i] ?? error);
