@@ -13,7 +13,7 @@
 // rejects with the RespireCircuitOpenError, `resumable` is true, and the import keeps its
 // connection and the chunks it already read from `entries`; calling `run()` again resumes with
 // the rejected chunk. Import transactions never move to another connection.
-import { RespireCircuitOpenError, RespireConfigurationError } from '../../errors.js';
+import { RespireCircuitOpenError, RespireConfigurationError, RespireServerError } from '../../errors.js';
 import type { RespArgument } from '../../resp/encoder.js';
 import type { Channel } from '../../transport/channel.js';
 import { Command } from '../../transport/command.js';
@@ -159,7 +159,11 @@ export class HashImport {
         }
       } else if (replace) tx.send(['PEXPIRE', this.target, String(TEMPORARY_TTL_MS)]).catch(ignore);
       this.sentAny = true;
-      await tx.exec({ signal: this.options.signal });
+      const results = await tx.exec({ signal: this.options.signal });
+      // An entry that failed inside EXEC (WRONGTYPE: the key holds another type) wrote nothing of
+      // the chunk, though the transaction ran: the import fails with that error reply.
+      const failed = (results ?? []).find((result) => result instanceof RespireServerError);
+      if (failed !== undefined) throw failed;
       this.chunks.take();
       this.transactions++;
       this.fields += chunk === undefined ? 0 : chunk.length / 2;
