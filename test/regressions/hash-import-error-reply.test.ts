@@ -3,8 +3,8 @@
 // wrote nothing, so it must fail with that error, not report the fields as written.
 import { describe, expect, it } from 'vitest';
 import { RespireServerError } from '../../src/index.js';
-import { useRedisServer } from '../kit/vitest-redis.js';
 import { outcome, useTestClients } from '../client/support.js';
+import { useRedisServer } from '../kit/vitest-redis.js';
 
 const server = useRedisServer();
 const { open } = useTestClients(server);
