@@ -35,6 +35,8 @@ export interface DurableSettings {
   /** The node the writes' keys belong to, or the error that fails them all (CROSSSLOT). */
   readonly place: (writes: readonly Command<unknown>[]) => EndpointNode | Error;
   readonly errorSink: ((error: unknown) => void) | undefined;
+  /** Drops what a write may have changed from the client-side cache (the writes skip its path). */
+  readonly wrote: (args: readonly RespArgument[]) => void;
 }
 
 /**
@@ -112,6 +114,8 @@ export class DurableBatch extends Commander {
       }
     }
     const outcomes = await Promise.all(writes.map(settledOutcome));
+    // Read your writes: by the time the report is out, what the writes changed has left the cache.
+    for (const write of live) this.settings.wrote(write.args);
     let acknowledgement: Acknowledgement | Error;
     const failed = outcomes.findIndex((outcome) => outcome.failed);
     if (failed !== -1 || channel === undefined) {

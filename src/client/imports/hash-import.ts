@@ -51,6 +51,8 @@ export interface ImportSettings {
   readonly random: RandomSource;
   /** Deletes a temporary key an import leaves behind, through the client's usual path. */
   readonly deleteKey: (key: RespArgument) => void;
+  /** Drops `key`'s client-side cache entry: the import wrote it around the client's send path. */
+  readonly wroteKey: (key: RespArgument) => void;
 }
 
 const MAX_CHUNK_FIELDS = 1_000_000;
@@ -117,6 +119,8 @@ export class HashImport {
     try {
       await this.writeChunks();
     } catch (error) {
+      // Read your writes: chunks that landed, or a transaction that may have, leave the cache.
+      if (this.sentAny) this.settings.wroteKey(this.key);
       if (error instanceof RespireCircuitOpenError) {
         this.state = 'rejected';
       } else {
@@ -124,6 +128,7 @@ export class HashImport {
       }
       throw error;
     }
+    this.settings.wroteKey(this.key);
     this.end('done');
     return { fields: this.fields, transactions: this.transactions };
   }
