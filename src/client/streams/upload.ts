@@ -71,7 +71,20 @@ export async function uploadValue(
     const writing = writeValue(exchange, source, options.length, timeoutMs);
     // When the connection fails or the signal aborts first, the loop stops at its next step.
     writing.catch(ignore);
-    const sent = await Promise.race([writing, failure, aborted.promise]);
+    // Redis answers before the value only to refuse it (a length above proto-max-bulk-len), then
+    // closes: that reply, not the close after it, is the upload's answer.
+    const early = reply.promise.then((value) => new EarlyReply(value));
+    early.catch(ignore);
+    const sent = await Promise.race([writing, failure, aborted.promise, early]);
+    if (sent instanceof EarlyReply) {
+      exchange.report(Health.Success);
+      exchange.close();
+      throw sent.value instanceof RespireServerError
+        ? sent.value
+        : new RespireProtocolError('setFromStream: the server answered before the value was sent', {
+            endpoint: node.endpoint,
+          });
+    }
     if (sent < options.length) throw sourceError(`ended after ${sent} of ${options.length} bytes`, node);
     exchange.write(trailer(tail));
     exchange.expectWithin(timeoutMs);
@@ -89,6 +102,11 @@ export async function uploadValue(
   } finally {
     aborted.stop();
   }
+}
+
+/** A reply that came while the value was still being written. */
+class EarlyReply {
+  constructor(readonly value: RespValue) {}
 }
 
 /** Writes the value from `source`, waiting for the socket to drain; returns the bytes written. */
