@@ -20,6 +20,7 @@ import { Command } from '../../transport/command.js';
 import type { Clock } from '../../util/clock.js';
 import type { RandomSource } from '../../util/random.js';
 import type { RedisArgument } from '../commands/caller.js';
+import { borrowUntilAbort } from '../node/borrow-until-abort.js';
 import type { EndpointNode } from '../node/endpoint-node.js';
 import { invalidTimeout, isTimeout } from '../prepare-command.js';
 import { Transaction } from '../transactions/multi.js';
@@ -148,7 +149,7 @@ export class HashImport {
       const last = await this.chunks.isLastPeeked();
       if (chunk === undefined && !(replace && this.transactions === 0)) return;
       // A connection is borrowed only for a transaction to send (a rejection here sent nothing).
-      this.channel ??= await node.lender.acquire();
+      this.channel ??= await borrowUntilAbort(node.lender, this.options.signal);
       const tx = new Transaction({
         target: this.channel,
         commandTimeout: this.timeoutMs,

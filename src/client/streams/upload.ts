@@ -62,7 +62,13 @@ export async function uploadValue(
     failed = reject;
   });
   failure.catch(ignore);
-  const exchange = await RawExchange.borrow(node, settings.clock, 'SET', (error) => failed!(error));
+  const exchange = await RawExchange.borrow(
+    node,
+    settings.clock,
+    'SET',
+    (error) => failed!(error),
+    options.signal,
+  );
   const reply = replyReader(exchange);
   exchange.admit();
   const aborted = abortWatch(options.signal);
