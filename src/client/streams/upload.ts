@@ -32,7 +32,10 @@ export type ValueSource = AsyncIterable<Uint8Array | string> | Iterable<Uint8Arr
 export interface SetFromStreamOptions {
   /** The value's exact length in bytes (required): written before the first byte of the value. */
   length: number;
-  /** Aborting closes the connection (nothing is stored) and rejects with `signal.reason`. */
+  /**
+   * Aborting closes the connection and rejects with `signal.reason`. Before the value's last byte
+   * is written nothing is stored; after it, Redis has the whole command and may have stored it.
+   */
   signal?: AbortSignal | undefined;
   /** Reply deadline after the last byte, and longest wait for the socket to drain, ms. 0 = none. */
   timeout?: number | undefined;
