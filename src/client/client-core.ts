@@ -118,6 +118,7 @@ export class ClientCore extends Commander {
     this.importSettings = {
       ...options,
       deleteKey: (key) => this.call(['DEL', key], undefined, undefined).catch(ignore),
+      wroteKey: this.wroteKey,
     };
     this.batchDispatcher = {
       commandTimeout: options.commandTimeout,
@@ -294,7 +295,11 @@ export class ClientCore extends Commander {
    * `condition` kept Redis from storing it.
    */
   setFromStream(key: RedisArgument, source: ValueSource, options: SetFromStreamOptions): Promise<boolean> {
-    const done = uploadValue(this.router.watchNode([key]), key, source, this.options, options);
+    // Read your writes: the upload goes around `route`, so it drops the key's entry itself, before
+    // and again before its promise settles (the server's invalidation comes on another socket).
+    this.wroteKey(key);
+    let done = uploadValue(this.router.watchNode([key]), key, source, this.options, options);
+    if (this.cache !== undefined) done = done.finally(() => this.wroteKey(key));
     if (this.errorSink !== undefined) done.catch(this.errorSink);
     return done;
   }
@@ -317,6 +322,7 @@ export class ClientCore extends Commander {
     return new DurableBatch(options, {
       commandTimeout: this.options.commandTimeout,
       place: (writes) => this.router.transactionNode(writes),
+      wrote: (args) => this.cache?.cache.written(args),
       errorSink: this.errorSink,
     });
   }
@@ -478,6 +484,14 @@ export class ClientCore extends Commander {
     this.cache?.cache.sending(command);
     this.router.send(command);
   }
+
+  /**
+   * Read your writes for what is written around `route` (streamed values, hash imports): `key`'s
+   * cache entry goes, as for any write of that key (DEL's key rule).
+   */
+  private readonly wroteKey = (key: RespArgument): void => {
+    this.cache?.cache.written(['DEL', key]);
+  };
 
   private async callWithRetry<T>(
     args: RespArgument[],

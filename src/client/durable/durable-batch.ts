@@ -35,6 +35,8 @@ export interface DurableSettings {
   /** The node the writes' keys belong to, or the error that fails them all (CROSSSLOT). */
   readonly place: (writes: readonly Command<unknown>[]) => EndpointNode | Error;
   readonly errorSink: ((error: unknown) => void) | undefined;
+  /** Drops what a write may have changed from the client-side cache (the writes skip its path). */
+  readonly wrote: (args: readonly RespArgument[]) => void;
 }
 
 /**
@@ -112,6 +114,8 @@ export class DurableBatch extends Commander {
       }
     }
     const outcomes = await Promise.all(writes.map(settledOutcome));
+    // Read your writes: by the time the report is out, what the writes changed has left the cache.
+    for (const write of live) this.settings.wrote(write.args);
     let acknowledgement: Acknowledgement | Error;
     const failed = outcomes.findIndex((outcome) => outcome.failed);
     if (failed !== -1 || channel === undefined) {
@@ -132,8 +136,10 @@ export class DurableBatch extends Commander {
   /** WAIT or WAITAOF on the writes' connection, admitted on its own. */
   private async acknowledge(channel: Channel, count: number): Promise<Acknowledgement | Error> {
     const { timeout } = this.options;
-    // Redis answers by `timeout`; the reply deadline leaves the usual slack on top of that wait.
-    const deadlineMs = Math.min(MAX_TIMEOUT_MS, timeout + this.settings.commandTimeout);
+    // Redis ends the wait on its cron, up to REDIS_CRON_LATENESS_MS after `timeout`; the reply
+    // deadline allows for that and leaves the usual slack on top. No `commandTimeout`: no deadline.
+    const slack = this.settings.commandTimeout;
+    const deadlineMs = slack === 0 ? 0 : Math.min(MAX_TIMEOUT_MS, timeout + REDIS_CRON_LATENESS_MS + slack);
     const command = new Command<RespValue>(this.acknowledgementArgs, 0, undefined, undefined, deadlineMs);
     channel.enqueue(command as Command<unknown>);
     try {
@@ -148,6 +154,9 @@ export class DurableBatch extends Commander {
     }
   }
 }
+
+/** How late Redis may end a WAIT past its timeout: one cron period at the lowest `hz` (1). */
+const REDIS_CRON_LATENESS_MS = 1000;
 
 /** WAIT numreplicas timeout, or WAITAOF numlocal numreplicas timeout; throws on invalid options. */
 function acknowledgementArguments(options: DurableOptions): string[] {

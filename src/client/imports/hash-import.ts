@@ -13,13 +13,14 @@
 // rejects with the RespireCircuitOpenError, `resumable` is true, and the import keeps its
 // connection and the chunks it already read from `entries`; calling `run()` again resumes with
 // the rejected chunk. Import transactions never move to another connection.
-import { RespireCircuitOpenError, RespireConfigurationError } from '../../errors.js';
+import { RespireCircuitOpenError, RespireConfigurationError, RespireServerError } from '../../errors.js';
 import type { RespArgument } from '../../resp/encoder.js';
 import type { Channel } from '../../transport/channel.js';
 import { Command } from '../../transport/command.js';
 import type { Clock } from '../../util/clock.js';
 import type { RandomSource } from '../../util/random.js';
 import type { RedisArgument } from '../commands/caller.js';
+import { borrowUntilAbort } from '../node/borrow-until-abort.js';
 import type { EndpointNode } from '../node/endpoint-node.js';
 import { invalidTimeout, isTimeout } from '../prepare-command.js';
 import { Transaction } from '../transactions/multi.js';
@@ -51,6 +52,8 @@ export interface ImportSettings {
   readonly random: RandomSource;
   /** Deletes a temporary key an import leaves behind, through the client's usual path. */
   readonly deleteKey: (key: RespArgument) => void;
+  /** Drops `key`'s client-side cache entry: the import wrote it around the client's send path. */
+  readonly wroteKey: (key: RespArgument) => void;
 }
 
 const MAX_CHUNK_FIELDS = 1_000_000;
@@ -117,6 +120,8 @@ export class HashImport {
     try {
       await this.writeChunks();
     } catch (error) {
+      // Read your writes: chunks that landed, or a transaction that may have, leave the cache.
+      if (this.sentAny) this.settings.wroteKey(this.key);
       if (error instanceof RespireCircuitOpenError) {
         this.state = 'rejected';
       } else {
@@ -124,6 +129,7 @@ export class HashImport {
       }
       throw error;
     }
+    this.settings.wroteKey(this.key);
     this.end('done');
     return { fields: this.fields, transactions: this.transactions };
   }
@@ -143,7 +149,7 @@ export class HashImport {
       const last = await this.chunks.isLastPeeked();
       if (chunk === undefined && !(replace && this.transactions === 0)) return;
       // A connection is borrowed only for a transaction to send (a rejection here sent nothing).
-      this.channel ??= await node.lender.acquire();
+      this.channel ??= await borrowUntilAbort(node.lender, this.options.signal);
       const tx = new Transaction({
         target: this.channel,
         commandTimeout: this.timeoutMs,
@@ -159,7 +165,11 @@ export class HashImport {
         }
       } else if (replace) tx.send(['PEXPIRE', this.target, String(TEMPORARY_TTL_MS)]).catch(ignore);
       this.sentAny = true;
-      await tx.exec({ signal: this.options.signal });
+      const results = await tx.exec({ signal: this.options.signal });
+      // An entry that failed inside EXEC (WRONGTYPE: the key holds another type) wrote nothing of
+      // the chunk, though the transaction ran: the import fails with that error reply.
+      const failed = (results ?? []).find((result) => result instanceof RespireServerError);
+      if (failed !== undefined) throw failed;
       this.chunks.take();
       this.transactions++;
       this.fields += chunk === undefined ? 0 : chunk.length / 2;

@@ -14,6 +14,7 @@ import { Command } from '../../transport/command.js';
 import type { Connection } from '../../transport/connection.js';
 import { Health } from '../../transport/health.js';
 import type { Clock } from '../../util/clock.js';
+import { borrowUntilAbort } from '../node/borrow-until-abort.js';
 import type { EndpointNode } from '../node/endpoint-node.js';
 
 /** What streamed operations share with the client's other commands. */
@@ -54,8 +55,9 @@ export class RawExchange {
     clock: Clock,
     name: string,
     onFailure: (error: Error) => void,
+    signal: AbortSignal | undefined,
   ): Promise<RawExchange> {
-    const channel = await node.lender.acquire();
+    const channel = await borrowUntilAbort(node.lender, signal);
     const connection = channel.current;
     if (connection === undefined || connection.inflightCount !== 0) {
       node.lender.discard(channel);

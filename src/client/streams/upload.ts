@@ -32,7 +32,10 @@ export type ValueSource = AsyncIterable<Uint8Array | string> | Iterable<Uint8Arr
 export interface SetFromStreamOptions {
   /** The value's exact length in bytes (required): written before the first byte of the value. */
   length: number;
-  /** Aborting closes the connection (nothing is stored) and rejects with `signal.reason`. */
+  /**
+   * Aborting closes the connection and rejects with `signal.reason`. Before the value's last byte
+   * is written nothing is stored; after it, Redis has the whole command and may have stored it.
+   */
   signal?: AbortSignal | undefined;
   /** Reply deadline after the last byte, and longest wait for the socket to drain, ms. 0 = none. */
   timeout?: number | undefined;
@@ -62,7 +65,13 @@ export async function uploadValue(
     failed = reject;
   });
   failure.catch(ignore);
-  const exchange = await RawExchange.borrow(node, settings.clock, 'SET', (error) => failed!(error));
+  const exchange = await RawExchange.borrow(
+    node,
+    settings.clock,
+    'SET',
+    (error) => failed!(error),
+    options.signal,
+  );
   const reply = replyReader(exchange);
   exchange.admit();
   const aborted = abortWatch(options.signal);
@@ -71,7 +80,20 @@ export async function uploadValue(
     const writing = writeValue(exchange, source, options.length, timeoutMs);
     // When the connection fails or the signal aborts first, the loop stops at its next step.
     writing.catch(ignore);
-    const sent = await Promise.race([writing, failure, aborted.promise]);
+    // Redis answers before the value only to refuse it (a length above proto-max-bulk-len), then
+    // closes: that reply, not the close after it, is the upload's answer.
+    const early = reply.promise.then((value) => new EarlyReply(value));
+    early.catch(ignore);
+    const sent = await Promise.race([writing, failure, aborted.promise, early]);
+    if (sent instanceof EarlyReply) {
+      exchange.report(Health.Success);
+      exchange.close();
+      throw sent.value instanceof RespireServerError
+        ? sent.value
+        : new RespireProtocolError('setFromStream: the server answered before the value was sent', {
+            endpoint: node.endpoint,
+          });
+    }
     if (sent < options.length) throw sourceError(`ended after ${sent} of ${options.length} bytes`, node);
     exchange.write(trailer(tail));
     exchange.expectWithin(timeoutMs);
@@ -89,6 +111,11 @@ export async function uploadValue(
   } finally {
     aborted.stop();
   }
+}
+
+/** A reply that came while the value was still being written. */
+class EarlyReply {
+  constructor(readonly value: RespValue) {}
 }
 
 /** Writes the value from `source`, waiting for the socket to drain; returns the bytes written. */

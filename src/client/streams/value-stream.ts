@@ -117,8 +117,12 @@ export class ValueStream extends Readable {
     }
     if (node instanceof Error) throw node;
     options.signal?.throwIfAborted();
-    const exchange = await RawExchange.borrow(node, this.settings.clock, 'GET', (error) =>
-      this.destroy(error),
+    const exchange = await RawExchange.borrow(
+      node,
+      this.settings.clock,
+      'GET',
+      (error) => this.destroy(error),
+      options.signal,
     );
     if (this.destroyed) {
       exchange.giveBack();
