@@ -18,7 +18,6 @@ import {
   type CommandOptions,
   type ReplyTransform,
 } from '../transport/command.js';
-import { sleep } from '../util/timers.js';
 import { CacheFront } from './cache/cache-front.js';
 import type { ClientSideCacheStats } from './cache/client-side-cache.js';
 import { UncachedView } from './cache/uncached-view.js';

@@ -16,7 +16,6 @@ import { Command, CommandFlags, CommandState } from '../../transport/command.js'
 import { Health, healthOf } from '../../transport/health.js';
 import { type AbortTarget, unwatchSignal, watchSignal } from '../../transport/signal-watch.js';
 import type { Clock } from '../../util/clock.js';
-import { startTimer } from '../../util/timers.js';
 import { discardedTransactionError } from './cluster-errors.js';
 
 /** The connection (or reconnecting channel) a transaction is written to; a Channel fits. */
