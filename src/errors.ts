@@ -122,6 +122,7 @@ export class RespireTimeoutError extends RespireError {
  */
 export class RespireMaintenanceTimeoutError extends RespireTimeoutError {
   override name = 'RespireMaintenanceTimeoutError';
+  /** `'command'`: one command's reply deadline ran out; `'socket'`: the connection stayed silent. */
   readonly during: 'command' | 'socket';
 
   constructor(message: string, during: 'command' | 'socket', options: RespireTimeoutErrorOptions = {}) {

@@ -110,9 +110,10 @@ export type {
 export type { RespDecoderOptions, RespValue } from './resp/types.js';
 export { RespireClient } from './respire-client.js';
 export type { CommandOptions } from './transport/command.js';
+export type { MaintenanceMode } from './transport/maintenance/maintenance.js';
 export type {
   ExponentialReconnect,
   ReconnectFunction,
   ReconnectOption,
 } from './transport/reconnect-policy.js';
-export type { Clock } from './util/clock.js';
+export type { Clock, ClockTimers } from './util/clock.js';

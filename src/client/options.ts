@@ -102,7 +102,13 @@ export interface RespireOptions {
    * the circuits of a SharedCircuitRegistry (attached in this thread), shared with every client in
    * every worker thread that uses it; its options apply.
    */
-  circuitBreaker?: RespireCircuitBreakerOptions | { shared: SharedCircuitRegistry } | null;
+  circuitBreaker?:
+    | RespireCircuitBreakerOptions
+    | {
+        /** The registry, attached in this thread, whose circuits (and options) this client uses. */
+        shared: SharedCircuitRegistry;
+      }
+    | null;
   /** Bulk and simple strings as Buffer instead of string. Default false. */
   returnBuffers?: boolean;
   /** Replies of read-only single-key commands kept locally until Redis invalidates them (API.md). Default none. */

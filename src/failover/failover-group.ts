@@ -62,8 +62,16 @@ export class RespireFailoverClient extends ClientCore {
   }
 }
 
+/**
+ * Several deployments behind one client (API.md "Failover group"): commands go to the active
+ * member, the healthy one with the highest weight, and move when it turns unhealthy, when a
+ * higher-weight member has been healthy for `failbackDelay`, or on `switchTo`. Made by
+ * `RespireFailoverGroup.connect`.
+ */
 export class RespireFailoverGroup implements MemberSource {
+  /** @internal Every member, in the order the options list them. */
   readonly members: readonly Member[];
+  /** The client whose commands go to the active member; use it as a RespireClient. */
   readonly client: RespireFailoverClient;
   /** @internal The member commands go to. */
   activeMember: Member;
@@ -191,6 +199,7 @@ export class RespireFailoverGroup implements MemberSource {
     for (const member of this.members) member.client?.destroy();
   }
 
+  /** `await using` support: the same as `close()`. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }

@@ -24,6 +24,10 @@ interface GaugeMeter extends RespireMeter {
   ): { addCallback(callback: (result: RespireObservableResult) => void): void };
 }
 
+/**
+ * Why the group switched: the active member turned `unhealthy`, a higher-weight member recovered
+ * for `failbackDelay` (`failback`), or `switchTo` was called (`manual`).
+ */
 export type SwitchReason = 'unhealthy' | 'failback' | 'manual';
 
 const BASE = { [Tag.dbSystem]: 'redis', [Tag.library]: LIBRARY_TAG } as const;

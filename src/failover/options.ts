@@ -15,6 +15,7 @@ import { RespireConfigurationError } from '../errors.js';
 import type { RespireClient } from '../respire-client.js';
 import { rejectUnknownOptions } from '../util/unknown-options.js';
 
+/** One deployment of a failover group. */
 export interface RespireFailoverMember {
   /** Unique within the group: `group.active`, `switchTo`, `onSwitch` and metrics name it. */
   name: string;
@@ -24,6 +25,7 @@ export interface RespireFailoverMember {
   options: RespireOptions;
 }
 
+/** How the group probes its members' health (issue 14 "Health"). */
 export interface RespireHealthCheckOptions {
   /** Time between the start of two probes of a member, ms. Default 1000. */
   interval?: number;
@@ -40,14 +42,17 @@ export interface RespireHealthCheckOptions {
   probe?: (client: RespireClient, member: string) => Promise<unknown>;
 }
 
+/** `RespireFailoverGroup.connect(options)`. */
 export interface RespireFailoverGroupOptions {
   /** At least one member; names unique, weights finite. */
   members: RespireFailoverMember[];
+  /** The members' health probes: interval, timeout, thresholds and the probe itself. */
   healthCheck?: RespireHealthCheckOptions;
   /** How long a higher-weight member must have been healthy before the group fails back, ms. Default 30000. */
   failbackDelay?: number;
   /** Reports `respire.failover.*` (the `resiliency` group); see failover-metrics.ts. */
   meter?: RespireMeter | null;
+  /** What `meter` reports: RespireMetricGroups values (failover metrics are `resiliency`). Default every group. */
   metricGroups?: readonly RespireMetricGroup[];
 }
 

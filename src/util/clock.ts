@@ -14,7 +14,9 @@ export interface Clock {
 
 /** A scheduler of callbacks in a clock's time; handles are opaque to the caller. */
 export interface ClockTimers {
+  /** Runs `callback` once, `delayMs` milliseconds of this clock's time from now; returns its handle. */
   set(callback: () => void, delayMs: number): object;
+  /** Cancels the timer of `handle` if it has not run; does nothing for one that ran or was cleared. */
   clear(handle: object): void;
 }
 

@@ -51,7 +51,9 @@ export interface SharedCircuitRegistryOptions extends RespireCircuitBreakerOptio
 
 /** A thread's hold on an endpoint's shared circuit. `release()` once when the connection is gone. */
 export interface SharedCircuitLease {
+  /** This thread's handle on the endpoint's circuit, shared by every lease of the same key. */
   readonly breaker: SharedCircuit;
+  /** Ends the hold; later calls do nothing. */
   release(): void;
 }
 
@@ -69,9 +71,13 @@ interface LocalEntry {
  * Each object is one thread's view: its clock, its listeners, its handles.
  */
 export class SharedCircuitRegistry {
+  /** The shared state, to hand to workers for `SharedCircuitRegistry.attach(buffer)`. */
   readonly buffer: SharedArrayBuffer;
+  /** The circuit options every thread's circuits run with, validated and with defaults filled. */
   readonly options: ResolvedCircuitBreakerOptions;
+  /** Endpoint slots, in use or idle. */
   readonly maxEndpoints: number;
+  /** Idle histories kept beyond those in use. */
   readonly maxIdleHistories: number;
   private readonly context: SharedCircuitContext;
   private readonly table: EndpointTable;

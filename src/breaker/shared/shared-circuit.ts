@@ -44,6 +44,7 @@ export interface SharedCircuitContext {
  * are this thread's; the state, counts and deadline are everyone's.
  */
 export class SharedCircuit {
+  /** The registry's circuit options, validated and with defaults filled. */
   readonly options: ResolvedCircuitBreakerOptions;
   private readonly cells: Int32Array;
   private readonly words: StateWordLayout;
@@ -65,6 +66,7 @@ export class SharedCircuit {
   private retryAfterMs = 1;
   private idleCallback: (() => void) | null = null;
 
+  /** @internal Made by `SharedCircuitRegistry` (`circuit` or `acquire`). */
   constructor(context: SharedCircuitContext, slot: number) {
     const { layout, buffer, options } = context;
     this.options = options;

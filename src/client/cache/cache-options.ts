@@ -4,6 +4,7 @@ import { RespireConfigurationError } from '../../errors.js';
 import { rejectUnknownOptions } from '../../util/unknown-options.js';
 import { MAX_TIMEOUT_MS } from '../prepare-command.js';
 
+/** `clientSideCache` option: the bounds of the local cache of read replies (API.md "Client-side cache"). */
 export interface RespireClientSideCacheOptions {
   /** Most entries kept; the least recently used goes first. Required, an integer ≥ 1. */
   maxEntries: number;

@@ -17,12 +17,15 @@ import { CommandRule, commandRule, writtenKeys } from './command-rules.js';
 
 /** Counts since the client connected, and what the cache holds now. */
 export interface ClientSideCacheStats {
+  /** Cacheable reads answered from the cache, sending nothing. */
   hits: number;
+  /** Cacheable reads the cache could not answer (no entry, or one past its `ttl`), sent to Redis. */
   misses: number;
   /** Entries dropped by `maxEntries`, `maxBytes` or `ttl`. */
   evictions: number;
   /** Entries dropped by an invalidation: the server's, the client's own write, a lost tracking connection. */
   invalidations: number;
+  /** Entries held now. */
   entries: number;
   /** Estimated heap bytes of the entries (README "Client-side cache"). */
   bytes: number;

@@ -7,6 +7,11 @@ import { Commander } from '../commander.js';
 import type { CommandCaller } from '../commands/caller.js';
 import { checkedPrefix, KeyPrefixView } from '../key-prefix-view.js';
 
+/**
+ * `redis.withoutCache()`: the client's commands with reads that skip the client-side cache and
+ * replies that are not stored; writes still invalidate it. Shares the client's connections and
+ * circuits.
+ */
 export class UncachedView extends Commander {
   constructor(private readonly target: CommandCaller) {
     super();

@@ -27,6 +27,7 @@ export interface Acknowledgement {
   readonly aofReplicas: number | null;
 }
 
+/** The outcome of one write of a durable batch. */
 export interface DurableWriteReport {
   /** Redis applied the write (it answered without an error). */
   readonly applied: boolean;
@@ -38,10 +39,13 @@ export interface DurableWriteReport {
   readonly acknowledged: boolean;
   /** How many replicas confirmed it; null when no acknowledgement was obtained. */
   readonly replicas: number | null;
+  /** WAITAOF only: 1 when the primary wrote it to its AOF, else 0; null after WAIT or with no acknowledgement. */
   readonly aofLocal: number | null;
+  /** WAITAOF only: replicas that wrote it to their AOF; null after WAIT or with no acknowledgement. */
   readonly aofReplicas: number | null;
 }
 
+/** What `durable(options).execute()` resolves with: each write's outcome and whether all were acknowledged. */
 export interface DurableReport {
   /** One report per write, in queue order. */
   readonly writes: readonly DurableWriteReport[];

@@ -8,6 +8,7 @@ import type { RedisArgument } from '../commands/caller.js';
 
 /** One field of the hash and its value. */
 export type HashEntry = readonly [field: RedisArgument, value: RedisArgument | number];
+/** What `importHash` reads the hash from: `[field, value]` pairs, sync or async. */
 export type EntrySource = Iterable<HashEntry> | AsyncIterable<HashEntry>;
 
 /** `undefined` while not read yet; `null` when the entries ended before it. */

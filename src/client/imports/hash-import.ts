@@ -27,6 +27,7 @@ import { Transaction } from '../transactions/multi.js';
 import { type EntrySource, FieldChunks } from './field-chunks.js';
 import { temporaryKey } from './import-key.js';
 
+/** `redis.importHash(key, entries, options)`. */
 export interface ImportHashOptions {
   /** Fields per HSET transaction, 1 through 1,000,000. */
   chunkFields: number;
@@ -38,6 +39,7 @@ export interface ImportHashOptions {
   timeout?: number | undefined;
 }
 
+/** What a completed `HashImport.run()` resolves with. */
 export interface HashImportResult {
   /** Fields written (HSET arguments, not necessarily new fields). */
   readonly fields: number;
@@ -62,6 +64,10 @@ const TEMPORARY_TTL_MS = 3_600_000;
 
 type ImportState = 'ready' | 'running' | 'rejected' | 'done' | 'failed';
 
+/**
+ * A hash import made by `redis.importHash`: nothing is sent until `run()`, which writes the fields
+ * in HSET transactions on a dedicated connection, and resumes after a circuit rejection.
+ */
 export class HashImport {
   private state: ImportState = 'ready';
   private channel: Channel | undefined;
@@ -76,6 +82,7 @@ export class HashImport {
   /** @internal Use `redis.importHash(key, entries, options)`. */
   constructor(
     private readonly node: EndpointNode | Error,
+    /** The hash written (with `replace`, the key renamed over at the end). */
     readonly key: RedisArgument,
     entries: EntrySource,
     private readonly settings: ImportSettings,

@@ -29,6 +29,7 @@ import { RawExchange, type StreamSettings } from './raw-exchange.js';
 /** What `setFromStream` reads the value from: Buffers, Uint8Arrays or (UTF-8) strings. */
 export type ValueSource = AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>;
 
+/** `redis.setFromStream(key, source, options)`. */
 export interface SetFromStreamOptions {
   /** The value's exact length in bytes (required): written before the first byte of the value. */
   length: number;

@@ -22,6 +22,7 @@ import type { EndpointNode } from '../node/endpoint-node.js';
 import { invalidTimeout, isTimeout } from '../prepare-command.js';
 import { RawExchange, type StreamSettings } from './raw-exchange.js';
 
+/** `redis.getStream(key, options)`. */
 export interface GetStreamOptions {
   /** Aborting destroys the stream with `signal.reason` (no outcome recorded; connection closed). */
   signal?: AbortSignal | undefined;
@@ -86,14 +87,17 @@ export class ValueStream extends Readable {
     options.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 
+  /** @internal Readable hook: borrows a dedicated connection, takes admission and sends GET. */
   override _construct(callback: (error?: Error | null) => void): void {
     this.start().then(() => callback(), callback);
   }
 
+  /** @internal Readable hook: the reader wants more, so the socket resumes. */
   override _read(): void {
     this.exchange?.resume();
   }
 
+  /** @internal Readable hook: destroyed before the reply ended, the connection closes and no outcome is recorded. */
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     this.options.signal?.removeEventListener('abort', this.onAbort);
     // Before the reply ended: cancelled, nothing recorded; the connection cannot be reused.
