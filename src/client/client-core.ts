@@ -32,7 +32,8 @@ import { type ClientCircuit, circuitRegistry } from './node/circuit-gate.js';
 import { EndpointNode, type EndpointNodeSettings } from './node/endpoint-node.js';
 import type { ResolvedOptions } from './options.js';
 import { prepareCommand } from './prepare-command.js';
-import type { PubSubErrorListener, PubSubListener, SubscriptionKind } from './pubsub/subscriber.js';
+import { ClientPubSub } from './pubsub/client-pubsub.js';
+import type { PubSubErrorListener, PubSubListener } from './pubsub/subscriber.js';
 import { isReadOnlyCommand } from './read-only-commands.js';
 import { refusedCommand } from './refused-commands.js';
 import type { Router } from './router.js';
@@ -72,14 +73,8 @@ export class ClientCore extends Commander {
   private readonly telemetry: ClientTelemetry;
   /** `redis.client.errors`: told what a caller received; none without that metric. */
   private readonly errorSink: ((error: unknown) => void) | undefined;
-  /**
-   * Pub/sub error listeners, added to every node's subscriber (present and future), each with the
-   * functions that take it off those nodes: a Cluster node made after it was added included.
-   */
-  private readonly pubSubErrorListeners = new Set<{
-    readonly listener: PubSubErrorListener;
-    readonly removers: (() => void)[];
-  }>();
+  /** Subscribes through the router, and hands `onPubSubError` listeners to every node. */
+  private readonly pubsub: ClientPubSub;
   /** The client-side cache (cache/cache-front.ts); none without `clientSideCache`. */
   private readonly cache: CacheFront | undefined;
 
@@ -98,6 +93,11 @@ export class ClientCore extends Commander {
       options.clientSideCache === null
         ? undefined
         : new CacheFront(options.clientSideCache, options.clock, this.telemetry, () => this.router.endpoint);
+    this.pubsub = new ClientPubSub(
+      () => this.router,
+      this.errorSink,
+      () => this.closing !== undefined,
+    );
     this.router = makeRouter({
       caching: this.cache !== undefined,
       create: (endpoint, extras) => {
@@ -109,8 +109,7 @@ export class ClientCore extends Commander {
           circuits,
           cache: this.cache?.cache,
         });
-        for (const added of this.pubSubErrorListeners)
-          added.removers.push(node.subscriber.onError(added.listener));
+        this.pubsub.adopt(node);
         return node;
       },
     });
@@ -195,17 +194,17 @@ export class ClientCore extends Commander {
    * (rethrown from a microtask when there are none).
    */
   subscribe(channels: string | readonly string[], listener: PubSubListener): Promise<void> {
-    return this.subscribeTo('channel', channels, listener);
+    return this.pubsub.subscribe('channel', channels, listener);
   }
 
   /** PSUBSCRIBE: as `subscribe`, for glob patterns; listeners also get the matching pattern. */
   psubscribe(patterns: string | readonly string[], listener: PubSubListener): Promise<void> {
-    return this.subscribeTo('pattern', patterns, listener);
+    return this.pubsub.subscribe('pattern', patterns, listener);
   }
 
   /** SSUBSCRIBE: as `subscribe`, for shard channels (SPUBLISH). */
   ssubscribe(shardChannels: string | readonly string[], listener: PubSubListener): Promise<void> {
-    return this.subscribeTo('shard', shardChannels, listener);
+    return this.pubsub.subscribe('shard', shardChannels, listener);
   }
 
   /**
@@ -213,17 +212,17 @@ export class ClientCore extends Commander {
    * A channel left without listeners is unsubscribed; resolves once the server confirmed.
    */
   unsubscribe(channels?: string | readonly string[], listener?: PubSubListener): Promise<void> {
-    return this.unsubscribeFrom('channel', channels, listener);
+    return this.pubsub.unsubscribe('channel', channels, listener);
   }
 
   /** As `unsubscribe`, for patterns. */
   punsubscribe(patterns?: string | readonly string[], listener?: PubSubListener): Promise<void> {
-    return this.unsubscribeFrom('pattern', patterns, listener);
+    return this.pubsub.unsubscribe('pattern', patterns, listener);
   }
 
   /** As `unsubscribe`, for shard channels. */
   sunsubscribe(shardChannels?: string | readonly string[], listener?: PubSubListener): Promise<void> {
-    return this.unsubscribeFrom('shard', shardChannels, listener);
+    return this.pubsub.unsubscribe('shard', shardChannels, listener);
   }
 
   /**
@@ -232,15 +231,7 @@ export class ClientCore extends Commander {
    * reconnect policy gave up (pubsub-errors.ts). Returns the function that removes the listener.
    */
   onPubSubError(listener: PubSubErrorListener): () => void {
-    const added = {
-      listener,
-      removers: this.router.subscriberNodes().map((node) => node.subscriber.onError(listener)),
-    };
-    this.pubSubErrorListeners.add(added);
-    return () => {
-      this.pubSubErrorListeners.delete(added);
-      for (const remove of added.removers.splice(0)) remove();
-    };
+    return this.pubsub.onError(listener);
   }
 
   /** A batch: queued locally, written in one go by `execute()` (batch.ts). */
@@ -392,65 +383,6 @@ export class ClientCore extends Commander {
         return next && { ...this.transactionPlace(next.node), asking: next.asking, pause: next.pause };
       },
     };
-  }
-
-  private subscribeTo(
-    kind: SubscriptionKind,
-    names: string | readonly string[],
-    listener: PubSubListener,
-  ): Promise<void> {
-    return this.counted(this.subscribeOn(kind, typeof names === 'string' ? [names] : names, listener));
-  }
-
-  /**
-   * Subscribes on the node the router names. When that node's subscriber was closed under the
-   * subscribe (a Sentinel switch closes the old primary's, after moving only what the server had
-   * confirmed), the subscription is held nowhere, whether it failed there unsent or was confirmed
-   * there too late: it is made on the node the router names now (seed 000 "Sentinel": what was
-   * not accepted moves). Subscribing again is idempotent.
-   */
-  private async subscribeOn(
-    kind: SubscriptionKind,
-    names: readonly string[],
-    listener: PubSubListener,
-  ): Promise<void> {
-    for (;;) {
-      const node = this.router.subscriberNode(kind, names);
-      if (node instanceof Error) throw node;
-      let failure: unknown;
-      try {
-        await node.subscriber.subscribe(kind, names, listener);
-      } catch (error) {
-        if (!(error instanceof RespireConnectionError || error instanceof RespireTimeoutError)) throw error;
-        failure = error;
-      }
-      const moved =
-        node.subscriber.isClosed() &&
-        this.closing === undefined &&
-        this.router.subscriberNode(kind, names) !== node;
-      if (moved) continue;
-      if (failure !== undefined) throw failure;
-      return;
-    }
-  }
-
-  private unsubscribeFrom(
-    kind: SubscriptionKind,
-    names: string | readonly string[] | undefined,
-    listener: PubSubListener | undefined,
-  ): Promise<void> {
-    const nodes = this.router.subscriberNodes();
-    return this.counted(
-      Promise.all(nodes.map((node) => node.subscriber.unsubscribe(kind, names, listener))).then(
-        () => undefined,
-      ),
-    );
-  }
-
-  /** `redis.client.errors` for what a caller of a (un)subscribe method receives, once per call. */
-  private counted(promise: Promise<void>): Promise<void> {
-    if (this.errorSink !== undefined) promise.catch(this.errorSink);
-    return promise;
   }
 
   private callOnce<T>(
