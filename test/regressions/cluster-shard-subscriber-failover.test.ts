@@ -27,7 +27,7 @@ describe('a shard channel whose primary dies', () => {
           await redis.send(['SPUBLISH', channel, 'after']).catch(() => undefined);
           return heard.heard.length;
         },
-        { timeout: 15_000, interval: 200 },
+        { timeout: 30_000, interval: 200 },
       )
       .toBeGreaterThan(0);
     expect(await cluster.command(promoted, ['PUBSUB', 'SHARDNUMSUB', channel])).toEqual([channel, 1]);
