@@ -72,6 +72,7 @@ export const SENTINEL_METRICS: readonly {
   },
   { case: 'acknowledged writes the server lost', unit: 'writes', value: (f) => f.lostAcknowledged },
   { case: 'acknowledged writes', unit: 'writes', value: (f) => f.acknowledged },
+  { case: 'calls made', unit: 'calls', value: (f) => f.made },
 ];
 
 export const sentinelFailoverSuite: InProcessSuite & { runsLast: true } = {
@@ -91,7 +92,10 @@ export const sentinelFailoverSuite: InProcessSuite & { runsLast: true } = {
     for (const fault of FAULTS) {
       for (const [client, connect] of Object.entries(CLIENTS)) {
         context.log(`${SUITE}: ${fault} · ${client}`);
-        const figures = await runFailover(connect, fault, timings, `${client}:${fault}`.replaceAll(' ', '-'));
+        const figures = await failoverOnceMore(
+          () => runFailover(connect, fault, timings, `${client}:${fault}`.replaceAll(' ', '-')),
+          (error) => context.log(`${SUITE}: ${fault} · ${client}: ${error}; once more on a fresh group`),
+        );
         charts.push({ fault, client, figures });
         for (const metric of SENTINEL_METRICS) {
           rows.push({
@@ -135,3 +139,20 @@ export const sentinelFailoverSuite: InProcessSuite & { runsLast: true } = {
 };
 
 export default sentinelFailoverSuite;
+
+/**
+ * The run, and once more on a fresh group if the first fails: now and then the sentinels of a
+ * loaded machine take more than the kit's minute to agree on a promotion (seen once after a
+ * SIGKILL), which says nothing about the client; a second failure fails the suite.
+ */
+async function failoverOnceMore(
+  run: () => Promise<FailoverFigures>,
+  log: (error: unknown) => void,
+): Promise<FailoverFigures> {
+  try {
+    return await run();
+  } catch (error) {
+    log(error instanceof Error ? error.message.split('\n')[0] : error);
+    return run();
+  }
+}
