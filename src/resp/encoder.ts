@@ -21,6 +21,11 @@ const SHORT_BYTES = 16;
 // about as much as a 2 KiB memcpy, and referencing saves a quarter of the CPU time at 16 KiB.
 // Smaller values stay copied, so the must-not-modify contract only covers ones where it pays.
 const DEFAULT_LARGE_ARGUMENT_BYTES = 16 * 1024;
+// ASCII strings from this many units are referenced by a CommandEncoder too, as string chunks the
+// socket encodes in C++ (Latin-1, one byte a unit) straight into its write: no copy into the
+// encoder's buffer, no fresh buffer each large command. Measured with 100 KiB SETs (issue 17):
+// see bench/suites/client.ts. Strings are immutable, so no contract is needed for them.
+const LARGE_STRING_UNITS = 16 * 1024;
 const CR = 13;
 const LF = 10;
 const EXPECTED = 'expected a string, Uint8Array, finite number or bigint';
@@ -28,7 +33,8 @@ const EXPECTED = 'expected a string, Uint8Array, finite number or bigint';
 // The measuring pass leaves each argument and its payload length here for the writing pass, so
 // a Proxy or getter cannot hand the two passes different values, and nothing is allocated per
 // command. Encoding is synchronous and runs no user code for valid arguments, so one scratch
-// serves every encoder. A length of -1 marks a short string measured only for an upper bound.
+// serves every encoder. A length of -1 marks a short string measured only for an upper bound; a
+// length of -2 - n a large ASCII string of n bytes to be referenced rather than copied.
 // Numbers that are not 32-bit integers, and bigints, are replaced by their decimal text.
 let scratchArgs: (string | Uint8Array | number | undefined)[] = [];
 let scratchLengths: number[] = [];
@@ -56,7 +62,7 @@ const TAIL_COPY_BYTES = 64 * 1024;
  *   position: `argument 2 is NaN: expected a string, Uint8Array, finite number or bigint`.
  */
 export function encodeCommand(args: readonly RespArgument[]): Buffer {
-  const size = measureCommand(args, true, Number.POSITIVE_INFINITY);
+  const size = measureCommand(args, true, Number.POSITIVE_INFINITY, false);
   const out = Buffer.allocUnsafe(size);
   const end = writeCommand(out, 0, args.length, Number.POSITIVE_INFINITY, undefined);
   // Stale pool bytes must never reach a socket, so the two passes must agree exactly.
@@ -176,7 +182,7 @@ export class CommandEncoder {
     const largeBytes = copyArguments ? Number.POSITIVE_INFINITY : this.#largeArgumentBytes;
     // An upper bound is enough here, as the buffer has room to spare; it saves scanning every
     // short string twice. Referenced payloads are not part of it.
-    const bound = measureCommand(args, false, largeBytes);
+    const bound = measureCommand(args, false, largeBytes, true);
     if (this.#length + bound > this.#buffer.length) this.#grow(bound);
     const start = this.#length;
     const end = writeCommand(this.#buffer, start, args.length, largeBytes, this.#pending);
@@ -196,7 +202,8 @@ export class CommandEncoder {
       out = Buffer.allocUnsafe(pending.bytes + length - start);
       let at = 0;
       for (const chunk of pending.list) {
-        out.set(chunk, at);
+        if (typeof chunk === 'string') out.write(chunk, at, 'latin1');
+        else out.set(chunk, at);
         at += chunk.length;
       }
       buffer.copy(out, at, start, length);
@@ -215,11 +222,12 @@ export class CommandEncoder {
   }
 
   /**
-   * Returns the pending output as Buffers in order, and empties the encoder: parts of the internal
-   * buffer (handed over, never written again) and referenced arguments (see the class contract).
-   * Empty when nothing is pending. Writing them in order, corked, sends exactly `take()`'s bytes.
+   * Returns the pending output as chunks in order, and empties the encoder: parts of the internal
+   * buffer (handed over, never written again), referenced arguments (see the class contract) and
+   * large ASCII strings, to be written with the 'latin1' encoding. Empty when nothing is pending.
+   * Writing them in order, corked, sends exactly `take()`'s bytes.
    */
-  takeChunks(): Buffer[] {
+  takeChunks(): (Buffer | string)[] {
     const pending = this.#pending;
     const chunks = pending.list;
     if (this.#length > pending.start) chunks.push(this.#buffer.subarray(pending.start, this.#length));
@@ -282,7 +290,8 @@ export class CommandEncoder {
  * referenced arguments, in order.
  */
 class PendingChunks {
-  list: Buffer[] = [];
+  /** Buffers, and large ASCII strings (one byte a unit). */
+  list: (Buffer | string)[] = [];
   /** Total length of `list`. */
   bytes = 0;
   /** First byte of the encoder's buffer not sealed into `list` (the unsealed tail's start). */
@@ -295,11 +304,16 @@ class PendingChunks {
     this.start = end;
   }
 
-  /** Seals `out` up to `pos` and queues the first `length` bytes of `arg` after it, uncopied. */
-  reference(out: Buffer, pos: number, arg: Uint8Array, length: number): void {
+  /**
+   * Seals `out` up to `pos` and queues the first `length` bytes of `arg` after it, uncopied; a
+   * string is an ASCII one of `length` units.
+   */
+  reference(out: Buffer, pos: number, arg: Uint8Array | string, length: number): void {
     if (pos > this.start) this.seal(out, pos);
     this.list.push(
-      Buffer.isBuffer(arg) && arg.length === length ? arg : Buffer.from(arg.buffer, arg.byteOffset, length),
+      typeof arg === 'string' || (Buffer.isBuffer(arg) && arg.length === length)
+        ? arg
+        : Buffer.from(arg.buffer, arg.byteOffset, length),
     );
     this.bytes += length;
   }
@@ -315,9 +329,15 @@ class PendingChunks {
  * First pass: validates the arguments, copies them to the scratch and returns the command's
  * encoded size. With `exact` false a short string is not scanned: its length is left as -1 and
  * it counts as 3 bytes a UTF-16 unit, the most it can take, so the size is an upper bound. The
- * payload of a Uint8Array of at least `largeBytes` is left out: it will be referenced.
+ * payload of a Uint8Array of at least `largeBytes`, and with `referenceStrings` that of an ASCII
+ * string of at least LARGE_STRING_UNITS units, is left out: it will be referenced.
  */
-function measureCommand(args: readonly RespArgument[], exact: boolean, largeBytes: number): number {
+function measureCommand(
+  args: readonly RespArgument[],
+  exact: boolean,
+  largeBytes: number,
+  referenceStrings: boolean,
+): number {
   if (!Array.isArray(args)) throw new TypeError('a command must be an array of arguments');
   const count = args.length;
   if (count === 0)
@@ -336,6 +356,13 @@ function measureCommand(args: readonly RespArgument[], exact: boolean, largeByte
       const units = arg.length;
       if (units > SHORT_STRING_UNITS) {
         length = Buffer.byteLength(arg, 'utf8');
+        // As many bytes as units: only ASCII, whose Latin-1 bytes are its UTF-8 bytes.
+        if (referenceStrings && length === units && units >= LARGE_STRING_UNITS) {
+          saved[i] = arg;
+          lengths[i] = -2 - length;
+          size += 5 + decimalDigits(length);
+          continue;
+        }
       } else if (exact) {
         length = shortUtf8Length(arg);
       } else {
@@ -371,7 +398,8 @@ function measureCommand(args: readonly RespArgument[], exact: boolean, largeByte
 
 /**
  * Second pass: writes the `count` arguments in the scratch at `start`; returns the end. A Uint8Array
- * of at least `largeBytes` goes to `pending` by reference: only its header and CRLF are written.
+ * of at least `largeBytes`, and a string measured for referencing, go to `pending` by reference:
+ * only their header and CRLF are written.
  */
 function writeCommand(
   out: Buffer,
@@ -391,7 +419,14 @@ function writeCommand(
     const length = lengths[i]!;
     saved[i] = undefined;
     if (typeof arg === 'string') {
-      pos = length < 0 ? writeShortString(out, pos, arg) : writeString(out, pos, arg, length);
+      if (length < -1) {
+        pos = writeHeader(out, pos, -2 - length);
+        pending!.reference(out, pos, arg, -2 - length);
+        out[pos++] = CR;
+        out[pos++] = LF;
+      } else {
+        pos = length < 0 ? writeShortString(out, pos, arg) : writeString(out, pos, arg, length);
+      }
       continue;
     }
     pos = writeHeader(out, pos, length);

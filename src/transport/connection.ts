@@ -161,10 +161,11 @@ export class Connection {
   private writeEncoded(): boolean {
     const chunks = this.encoder.takeChunks();
     const socket = this.socket;
-    if (chunks.length === 1) return socket.write(chunks[0]!);
+    // String chunks are ASCII (CommandEncoder.takeChunks); Buffers ignore the encoding.
+    if (chunks.length === 1) return socket.write(chunks[0]!, 'latin1');
     let ready = true;
     socket.cork();
-    for (const chunk of chunks) if (!socket.write(chunk)) ready = false;
+    for (const chunk of chunks) if (!socket.write(chunk, 'latin1')) ready = false;
     socket.uncork();
     return ready;
   }

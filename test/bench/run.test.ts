@@ -182,6 +182,9 @@ describe('a quick run of every isolated suite, compiled as npm run bench runs it
       'respire returnBuffers',
       ...everyClient.slice(1),
     ]);
+    expect(clientsOf('SET 100 KiB, Promise.all of 100')).toEqual(everyClient);
+    expect(clientsOf('GET 1 MiB, Promise.all of 10, replies kept a pass')).toEqual(everyClient);
+    expect(clientsOf('SET 1 MiB, Promise.all of 10')).toEqual(everyClient);
 
     // Each breaker-client case in its unit, then CPU µs/op, contender by contender; its Respire
     // processes passed the runner's isolation check, or the suite would have failed.

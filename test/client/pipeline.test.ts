@@ -17,16 +17,22 @@ interface WriteRecord {
   needDrainBefore: boolean;
   /** A write inside a cork: part of a batch that began earlier (its start is checked instead). */
   corked: boolean;
+  /** The first write of a batch: uncorked, or the first after a cork (corked batches can follow each other). */
+  starts: boolean;
 }
 
 /** Records every socket write whose peer is `port` (the client's side; the server is another process). */
 function spyOnWritesTo(port: number): WriteRecord[] {
   const writes: WriteRecord[] = [];
   const batchStarts: boolean[] = [];
+  let corkedJustNow = false;
   const originalWrite = net.Socket.prototype.write;
   const originalCork = net.Socket.prototype.cork;
   vi.spyOn(net.Socket.prototype, 'cork').mockImplementation(function (this: net.Socket) {
-    if (this.remotePort === port && this.writableCorked === 0) batchStarts.push(this.writableNeedDrain);
+    if (this.remotePort === port && this.writableCorked === 0) {
+      batchStarts.push(this.writableNeedDrain);
+      corkedJustNow = true;
+    }
     return originalCork.apply(this);
   });
   vi.spyOn(net.Socket.prototype, 'write').mockImplementation(function (
@@ -40,7 +46,9 @@ function spyOnWritesTo(port: number): WriteRecord[] {
         bytes: typeof chunk === 'string' ? Buffer.byteLength(chunk) : (chunk as Uint8Array).byteLength,
         needDrainBefore: corked ? batchStarts.at(-1) === true : this.writableNeedDrain,
         corked,
+        starts: !corked || corkedJustNow,
       });
+      corkedJustNow = false;
     }
     return originalWrite.apply(this, args);
   });
@@ -49,7 +57,7 @@ function spyOnWritesTo(port: number): WriteRecord[] {
 
 /** Socket writes that began a batch: uncorked writes and the first write of each corked writev. */
 function batches(writes: readonly WriteRecord[]): WriteRecord[] {
-  return writes.filter((write, i) => !write.corked || i === 0 || !writes[i - 1]!.corked);
+  return writes.filter((write) => write.starts);
 }
 
 function settled<T>(promise: Promise<T>): { done: boolean; promise: Promise<T> } {

@@ -14,6 +14,9 @@ function run<Ts>(property: fc.IProperty<Ts>, numRuns: number): void {
 }
 
 const wire = (text: string) => Buffer.from(text, 'latin1');
+/** A takeChunks() chunk as the bytes a socket sends for it: strings are written as Latin-1. */
+const bytesOf = (chunk: Buffer | string): Buffer =>
+  typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : chunk;
 const encodedText = (args: readonly RespArgument[]) => encodeCommand(args).toString('latin1');
 
 /**
@@ -424,7 +427,7 @@ describe('CommandEncoder: large arguments by reference', () => {
       encodeCommand(['MSET', 'c', large, 'd', large]),
     ]);
     expect([encoder.byteLength, encoder.commandCount]).toEqual([expected.length, 3]);
-    const chunks = encoder.takeChunks();
+    const chunks = encoder.takeChunks().map(bytesOf);
     expect(text(chunks)).toEqual([
       '*3\r\n$3\r\nSET\r\n$1\r\na\r\n$20\r\n',
       'L'.repeat(20),
@@ -438,7 +441,7 @@ describe('CommandEncoder: large arguments by reference', () => {
     expect(chunks[1]).toBe(large);
     expect(chunks[5]).toBe(large);
     expect(Buffer.concat(chunks)).toEqual(expected);
-    expect([encoder.byteLength, encoder.commandCount, encoder.takeChunks()]).toEqual([0, 0, []]);
+    expect([encoder.byteLength, encoder.commandCount, encoder.takeChunks().map(bytesOf)]).toEqual([0, 0, []]);
   });
 
   it('references a plain Uint8Array view as a Buffer over the same memory, without a copy', () => {
@@ -446,7 +449,7 @@ describe('CommandEncoder: large arguments by reference', () => {
     const view = new Uint8Array(backing.buffer, 10, 50);
     const encoder = new CommandEncoder({ largeArgumentBytes: 50 });
     encoder.encode(['SET', 'k', view]);
-    const chunks = encoder.takeChunks();
+    const chunks = encoder.takeChunks().map(bytesOf);
     expect(chunks).toHaveLength(3);
     expect(Buffer.isBuffer(chunks[1])).toBe(true);
     expect(sharesMemoryOf(chunks[1]!, view)).toBe(true);
@@ -474,17 +477,17 @@ describe('CommandEncoder: large arguments by reference', () => {
     const belowDefault = Buffer.alloc(16 * 1024 - 1, 2);
     const byDefault = new CommandEncoder();
     byDefault.encode(['SET', 'k', belowDefault]);
-    expect(byDefault.takeChunks()).toHaveLength(1);
+    expect(byDefault.takeChunks().map(bytesOf)).toHaveLength(1);
     byDefault.encode(['SET', 'k', atDefault]);
-    expect(byDefault.takeChunks()).toHaveLength(3);
+    expect(byDefault.takeChunks().map(bytesOf)).toHaveLength(3);
     byDefault.encode(['SET', 'k', atDefault], true);
-    const copied = byDefault.takeChunks();
+    const copied = byDefault.takeChunks().map(bytesOf);
     expect(copied).toHaveLength(1);
     atDefault.fill(9);
     expect(parseCommands(copied[0]!)[0]?.[2]).toEqual(Buffer.alloc(16 * 1024, 1));
     const never = new CommandEncoder({ largeArgumentBytes: Number.POSITIVE_INFINITY });
     never.encode(['SET', 'k', Buffer.alloc(1 << 20)]);
-    expect(never.takeChunks()).toHaveLength(1);
+    expect(never.takeChunks().map(bytesOf)).toHaveLength(1);
   });
 
   it('encodeCommand always copies, however large the argument', () => {
@@ -500,7 +503,7 @@ describe('CommandEncoder: large arguments by reference', () => {
     const before = [encoder.byteLength, encoder.commandCount, encoder.capacity];
     expect(() => encoder.encode(['SET', Buffer.alloc(64), Number.NaN])).toThrow(/^argument 2 is NaN: /);
     expect([encoder.byteLength, encoder.commandCount, encoder.capacity]).toEqual(before);
-    expect(text(encoder.takeChunks())).toEqual(['*2\r\n$3\r\nGET\r\n$1\r\na\r\n']);
+    expect(text(encoder.takeChunks().map(bytesOf))).toEqual(['*2\r\n$3\r\nGET\r\n$1\r\na\r\n']);
   });
 
   it('seals the tail in place when a command does not fit after sealed bytes, keeping the capacity', () => {
@@ -512,7 +515,7 @@ describe('CommandEncoder: large arguments by reference', () => {
     // and as the old one holds sealed bytes, the tail is sealed where it is instead of moved.
     encoder.encode(['SET', 'z', 'w'.repeat(10)]);
     expect(encoder.capacity).toBe(128);
-    const chunks = encoder.takeChunks();
+    const chunks = encoder.takeChunks().map(bytesOf);
     expect(text(chunks)).toEqual([
       '*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$32\r\n',
       'v'.repeat(32),
@@ -533,16 +536,16 @@ describe('CommandEncoder: large arguments by reference', () => {
     encoder.encode(['SET', 'x', 'y'.repeat(10)]);
     encoder.encode(['SET', 'z', 'w'.repeat(10)]);
     expect(encoder.capacity).toBe(128);
-    expect(encoder.takeChunks()).toHaveLength(1);
+    expect(encoder.takeChunks().map(bytesOf)).toHaveLength(1);
   });
 
   it('goes on after the bytes takeChunks() handed out, never writing over them', () => {
     const encoder = new CommandEncoder({ initialCapacity: 256 });
     encoder.encode(['GET', 'first']);
-    const [first] = encoder.takeChunks();
+    const [first] = encoder.takeChunks().map(bytesOf);
     const snapshot = Buffer.from(first!);
     encoder.encode(['GET', 'second']);
-    const [second] = encoder.takeChunks();
+    const [second] = encoder.takeChunks().map(bytesOf);
     // Handed over without a copy, from the same internal buffer, after the first.
     expect(second!.buffer).toBe(first!.buffer);
     expect(second!.byteOffset).toBe(first!.byteOffset + first!.length);
@@ -560,12 +563,12 @@ describe('CommandEncoder: large arguments by reference', () => {
   it('moves a small pending tail to a new buffer after handed-out bytes, so the next take is one chunk', () => {
     const encoder = new CommandEncoder({ initialCapacity: 128 });
     encoder.encode(['GET', 'a'.repeat(40)]);
-    const [handed] = encoder.takeChunks();
+    const [handed] = encoder.takeChunks().map(bytesOf);
     const snapshot = Buffer.from(handed!);
     // 60 of 128 bytes handed out; GET b fits after them, the second GET's upper bound does not.
     encoder.encode(['GET', 'b']);
     encoder.encode(['GET', 'c'.repeat(20)]);
-    const chunks = encoder.takeChunks();
+    const chunks = encoder.takeChunks().map(bytesOf);
     expect(text(chunks)).toEqual([
       `*2\r\n$3\r\nGET\r\n$1\r\nb\r\n*2\r\n$3\r\nGET\r\n$20\r\n${'c'.repeat(20)}\r\n`,
     ]);
@@ -596,7 +599,7 @@ describe('CommandEncoder: large arguments by reference', () => {
     });
     for (let i = 0; i < 10; i++) encoder.encode(['SET', `k${i}`, 'v'.repeat(20)]);
     expect(encoder.capacity).toBeGreaterThan(128);
-    const chunks = encoder.takeChunks();
+    const chunks = encoder.takeChunks().map(bytesOf);
     const snapshot = chunks.map((chunk) => Buffer.from(chunk));
     expect(encoder.capacity).toBe(64);
     for (let i = 0; i < 10; i++) encoder.encode(['SET', `j${i}`, Buffer.alloc(16, i)]);
@@ -610,7 +613,7 @@ describe('CommandEncoder: large arguments by reference', () => {
     encoder.clear();
     expect([encoder.byteLength, encoder.commandCount]).toEqual([0, 0]);
     encoder.encode(['GET', 'k']);
-    expect(encoder.takeChunks()).toEqual([encodeCommand(['GET', 'k'])]);
+    expect(encoder.takeChunks().map(bytesOf)).toEqual([encodeCommand(['GET', 'k'])]);
   });
 
   it('validates largeArgumentBytes', () => {
@@ -690,7 +693,7 @@ describe('properties with large arguments', () => {
               expect(taken).toEqual(want);
               keep(taken);
             } else {
-              const chunks = encoder.takeChunks();
+              const chunks = encoder.takeChunks().map(bytesOf);
               expect(Buffer.concat(chunks)).toEqual(want);
               expect(chunks.every((chunk) => chunk.length > 0)).toBe(true);
               // In order: the n-th large argument is the n-th chunk that shares an argument's memory.
@@ -726,7 +729,7 @@ describe('properties with large arguments', () => {
             chunking.clear();
           } else {
             expect(chunking.byteLength).toBe(joining.byteLength);
-            expect(Buffer.concat(chunking.takeChunks())).toEqual(joining.take());
+            expect(Buffer.concat(chunking.takeChunks().map(bytesOf))).toEqual(joining.take());
           }
         }
       }),
@@ -739,3 +742,91 @@ describe('properties with large arguments', () => {
 function sharesMemoryOf(chunk: Uint8Array, arg: Uint8Array): boolean {
   return chunk.buffer === arg.buffer && chunk.byteOffset === arg.byteOffset && chunk.length === arg.length;
 }
+
+describe('CommandEncoder: large ASCII strings by reference', () => {
+  /** `units` ASCII characters as one flat string, varying so that a shifted byte shows. */
+  const ascii = (units: number) =>
+    Buffer.from(Array.from({ length: units }, (_, i) => 97 + (i % 26))).toString('latin1');
+
+  it('references an ASCII string from 16 Ki units as a string chunk, and copies one below', () => {
+    const encoder = new CommandEncoder();
+    const large = ascii(16 * 1024);
+    const small = ascii(16 * 1024 - 1);
+    encoder.encode(['SET', 'a', large]);
+    encoder.encode(['SET', 'b', small]);
+    const expected = Buffer.concat([encodeCommand(['SET', 'a', large]), encodeCommand(['SET', 'b', small])]);
+    expect(encoder.byteLength).toBe(expected.length);
+    const chunks = encoder.takeChunks();
+    // Only the large one is a string chunk; the small one was copied into the encoder's buffer.
+    expect(chunks[1]).toBe(large);
+    expect(chunks.filter((chunk) => typeof chunk === 'string')).toEqual([large]);
+    expect(Buffer.concat(chunks.map(bytesOf))).toEqual(expected);
+  });
+
+  it('references strings in copyArguments commands too, as strings cannot change', () => {
+    const encoder = new CommandEncoder();
+    const large = ascii(20_000);
+    encoder.encode(['SET', 'a', large], true);
+    const chunks = encoder.takeChunks();
+    expect(chunks[1]).toBe(large);
+    expect(Buffer.concat(chunks.map(bytesOf))).toEqual(encodeCommand(['SET', 'a', large]));
+  });
+
+  it('writes lengths across a decimal-digit boundary (99,999 and 100,000 bytes) exactly', () => {
+    for (const units of [9_999, 10_000, 99_999, 100_000]) {
+      const encoder = new CommandEncoder();
+      const value = ascii(units);
+      encoder.encode(['SET', 'k', value]);
+      const joined = Buffer.concat(encoder.takeChunks().map(bytesOf));
+      expect(joined).toEqual(encodeCommand(['SET', 'k', value]));
+      expect(joined.subarray(0, 22).toString('latin1')).toBe(
+        `*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$${units}`.slice(0, 22),
+      );
+      expect(parseCommands(joined)[0]?.[2]).toEqual(Buffer.from(value, 'latin1'));
+    }
+  });
+
+  it('copies large strings that are not ASCII, as UTF-8 with a byte-length header', () => {
+    const cases = [
+      // Byte length 100,000 from 99,998 units: the header's digits differ from the unit count's.
+      `${ascii(99_997)}€`,
+      // Latin-1 but not ASCII: one byte a unit in Latin-1, two in UTF-8.
+      'é'.repeat(20_000),
+      // A surrogate pair (4 bytes) and lone surrogates (U+FFFD, 3 bytes each).
+      `${ascii(30_000)}😀\ud800x\udc00${ascii(30_000)}`,
+      `\udfff${ascii(40_000)}\ud83d`,
+    ];
+    for (const value of cases) {
+      const encoder = new CommandEncoder();
+      encoder.encode(['SET', 'k', value]);
+      const chunks = encoder.takeChunks();
+      expect(chunks.every((chunk) => typeof chunk !== 'string')).toBe(true);
+      const joined = Buffer.concat(chunks.map(bytesOf));
+      expect(joined).toEqual(encodeCommand(['SET', 'k', value]));
+      expect(parseCommands(joined)[0]?.[2]).toEqual(Buffer.from(value, 'utf8'));
+    }
+    expect(Buffer.byteLength(cases[0]!)).toBe(100_000);
+    expect(cases[0]!.length).toBe(99_998);
+  });
+
+  it('joins string chunks in take(), between Buffers referenced and copied', () => {
+    const encoder = new CommandEncoder({ largeArgumentBytes: 32 });
+    const text = ascii(50_000);
+    const bytes = Buffer.alloc(40, 'B');
+    encoder.encode(['MSET', 'a', text, 'b', bytes, 'c', 'short']);
+    encoder.encode(['SET', 'd', text]);
+    expect(encoder.take()).toEqual(
+      Buffer.concat([
+        encodeCommand(['MSET', 'a', text, 'b', bytes, 'c', 'short']),
+        encodeCommand(['SET', 'd', text]),
+      ]),
+    );
+    expect(encoder.byteLength).toBe(0);
+  });
+
+  it('encodeCommand copies a large ASCII string into its one Buffer', () => {
+    const value = ascii(70_000);
+    const encoded = encodeCommand(['SET', 'k', value]);
+    expect(parseCommands(encoded)[0]?.[2]).toEqual(Buffer.from(value, 'latin1'));
+  });
+});
