@@ -10,6 +10,7 @@ import {
   type CircuitSnapshot,
   type CircuitState,
   type EndpointCircuit,
+  type EndpointCircuitLease,
   type EndpointCircuitSource,
   MAX_ADMISSIONS_IN_FLIGHT,
   type SharedCircuitRegistry,
@@ -18,6 +19,7 @@ import {
 import type { ResolvedCircuitBreakerOptions } from '../../breaker/options.js';
 import {
   RespireCircuitOpenError,
+  RespireConfigurationError,
   type RespireEndpoint,
   type RespireError,
   RespireTimeoutError,
@@ -96,9 +98,14 @@ const UNCHECKED = CommandFlags.TransactionStep;
 
 export class CircuitGate implements AdmissionGate {
   readonly endpoint: RespireEndpoint;
-  private readonly breaker: EndpointCircuit;
-  private readonly release: () => void;
-  private readonly stopForwarding: () => void;
+  /** The circuit, once the registry gave it a slot (see `lease`). */
+  private breaker: EndpointCircuit | undefined;
+  private release: () => void = noop;
+  private stopForwarding: () => void = noop;
+  private readonly registry: EndpointCircuitSource;
+  /** Why the registry gave no slot last time; after dispose, asked no more. */
+  private refused: RespireConfigurationError | undefined;
+  private disposed = false;
   private readonly telemetry: CircuitTelemetry;
   private readonly probeBoundMs: number;
   /** The clock the probe bounds run on. */
@@ -112,25 +119,62 @@ export class CircuitGate implements AdmissionGate {
     const { endpoint } = options;
     const { registry, freshTime } = shared ?? circuitRegistry(options);
     this.freshTime = freshTime;
-    const lease = registry.acquire(endpointKey(endpoint));
+    this.registry = registry;
     this.endpoint = endpoint;
-    this.breaker = lease.breaker;
-    this.release = lease.release;
     this.telemetry = options.telemetry;
     this.clock = options.clock;
     this.probeBoundMs =
       options.commandTimeout > 0 ? options.commandTimeout : options.circuitBreaker.openDuration;
-    const breaker = this.breaker;
-    this.stopForwarding = forwardTransitionsOnce(breaker, (from, to) =>
-      this.telemetry.circuitTransition(endpoint, from, to),
-    );
+    this.lease();
+    const gate = this;
     this.circuit = {
+      // Read by routing (a Cluster replica whose circuit is not open): a circuit with no slot has
+      // recorded nothing and rejects nothing itself, so it reads as closed, never a throw.
       get state() {
-        return breaker.state;
+        const breaker = gate.lease();
+        return breaker instanceof RespireConfigurationError ? 'closed' : breaker.state;
       },
-      snapshot: () => breaker.snapshot(),
-      onTransition: (listener) => breaker.onTransition(listener),
+      snapshot: () => gate.held().snapshot(),
+      onTransition: (listener) => gate.held().onTransition(listener),
     };
+  }
+
+  /**
+   * The circuit, taking its slot now if it has none: a shared registry whose table is full
+   * (issue 15) refuses it with a RespireConfigurationError, which the gate's commands are then
+   * refused with (nothing sent), never thrown where the node is made (bad input never crashes
+   * the process); the next command asks again, so a slot freed meanwhile is taken.
+   */
+  private lease(): EndpointCircuit | RespireConfigurationError {
+    if (this.breaker !== undefined) return this.breaker;
+    if (this.disposed) return this.refused as RespireConfigurationError;
+    let lease: EndpointCircuitLease;
+    try {
+      lease = this.registry.acquire(endpointKey(this.endpoint));
+    } catch (error) {
+      if (!(error instanceof RespireConfigurationError)) throw error;
+      this.refused = error;
+      return error;
+    }
+    const { breaker } = lease;
+    this.breaker = breaker;
+    this.release = lease.release;
+    this.stopForwarding = forwardTransitionsOnce(breaker, (from, to) =>
+      this.telemetry.circuitTransition(this.endpoint, from, to),
+    );
+    return breaker;
+  }
+
+  /** The circuit for a caller's diagnostics: throws the table's error when it has no slot. */
+  private held(): EndpointCircuit {
+    const breaker = this.lease();
+    if (breaker instanceof RespireConfigurationError) throw breaker;
+    return breaker;
+  }
+
+  /** The circuit of a command this gate admitted: it holds a slot since that admission. */
+  private get admitted(): EndpointCircuit {
+    return this.breaker as EndpointCircuit;
   }
 
   /** The circuit, read-only: it never hands out admissions. */
@@ -138,12 +182,14 @@ export class CircuitGate implements AdmissionGate {
 
   /** Right before the write: a ticket in `command.admission`, or the rejection (nothing is sent). */
   admit(command: Command<unknown>): Error | undefined {
-    const ticket = this.breaker.tryAdmit();
+    const breaker = this.lease();
+    if (breaker instanceof RespireConfigurationError) return breaker;
+    const ticket = breaker.tryAdmit();
     if (ticket < 0) return this.refusal(ticket);
     command.admission = ticket;
     if (
       ((command.flags & CommandFlags.Blocking) !== 0 || command.timeoutMs === 0) &&
-      this.breaker.state === 'half_open'
+      breaker.state === 'half_open'
     ) {
       this.boundProbe(command);
     }
@@ -157,7 +203,7 @@ export class CircuitGate implements AdmissionGate {
    * admitted afresh, so it may be rejected (seed 000 "checked right before sending").
    */
   admitWaited(command: Command<unknown>): Error | undefined {
-    if (this.breaker.isCurrent(command.admission as number)) return undefined;
+    if (this.admitted.isCurrent(command.admission as number)) return undefined;
     command.reportHealth(Health.None);
     this.freshTime();
     return this.admit(command);
@@ -166,7 +212,7 @@ export class CircuitGate implements AdmissionGate {
   /** The admitted command's outcome; Health and CircuitOutcome share their codes. */
   complete(command: Command<unknown>, health: Health): void {
     if (this.boundedProbes.size !== 0) this.unboundProbe(command);
-    this.breaker.complete(command.admission as number, health satisfies CircuitOutcome);
+    this.admitted.complete(command.admission as number, health satisfies CircuitOutcome);
   }
 
   /**
@@ -180,8 +226,8 @@ export class CircuitGate implements AdmissionGate {
     if ((command.flags & UNCHECKED) !== 0) return undefined;
     this.freshTime();
     const refusal = this.check();
-    if (refusal !== undefined || this.breaker.state === 'closed') return refusal;
-    const ticket = this.breaker.tryAdmit();
+    if (refusal !== undefined || this.admitted.state === 'closed') return refusal;
+    const ticket = this.admitted.tryAdmit();
     if (ticket < 0) return this.refusal(ticket);
     command.admission = ticket;
     command.gate = this;
@@ -203,8 +249,10 @@ export class CircuitGate implements AdmissionGate {
   }
 
   /** What an admission would say now, taking nothing: the rejection, or undefined. */
-  check(): RespireCircuitOpenError | undefined {
-    const code = this.breaker.check();
+  check(): RespireCircuitOpenError | RespireConfigurationError | undefined {
+    const breaker = this.lease();
+    if (breaker instanceof RespireConfigurationError) return breaker;
+    const code = breaker.check();
     return code < 0 ? this.rejection(code) : undefined;
   }
 
@@ -214,9 +262,11 @@ export class CircuitGate implements AdmissionGate {
    * starts a new open interval. Returns what the command fails with.
    */
   recordSelectionFailure(error: RespireError): Error {
-    const ticket = this.breaker.tryAdmit();
+    const breaker = this.lease();
+    if (breaker instanceof RespireConfigurationError) return breaker;
+    const ticket = breaker.tryAdmit();
     if (ticket < 0) return this.refusal(ticket);
-    this.breaker.complete(ticket, Health.Failure);
+    breaker.complete(ticket, Health.Failure);
     return error;
   }
 
@@ -240,6 +290,7 @@ export class CircuitGate implements AdmissionGate {
 
   /** The client closed: its hold on the circuit ends, and so do the listeners it added. */
   dispose(): void {
+    this.disposed = true;
     this.stopForwarding();
     this.release();
   }
@@ -262,7 +313,7 @@ export class CircuitGate implements AdmissionGate {
     this.telemetry.circuitRejection(this.endpoint);
     return new RespireCircuitOpenError(
       this.endpoint,
-      code === AdmitRejection.ProbesFull ? null : this.breaker.lastRetryAfter,
+      code === AdmitRejection.ProbesFull ? null : this.admitted.lastRetryAfter,
     );
   }
 
