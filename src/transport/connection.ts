@@ -25,6 +25,7 @@ import { RingQueue } from '../util/ring-queue.js';
 import type { AdmissionGate } from './admission-gate.js';
 import { Command, CommandFlags, CommandState } from './command.js';
 import { DeadlineTimer } from './deadline-timer.js';
+import { kindOf } from './frame-kind.js';
 import { Health } from './health.js';
 import { replyTimeoutError, silenceDuringMaintenance } from './maintenance/maintenance-errors.js';
 import type { MaintenanceWindows } from './maintenance/maintenance-windows.js';
@@ -97,6 +98,9 @@ export class Connection {
     else reader.attach(this.onData, () => this.decoder.releaseInput());
     socket.on('drain', this.onSocketDrain);
     socket.on('error', this.onSocketError);
+    // The server's FIN: from then on node drops writes (EPIPE on a later tick), so nothing more
+    // may count as written; what is queued stays unwritten for the channel to move or resend.
+    socket.on('end', this.onSocketClose);
     socket.on('close', this.onSocketClose);
   }
 
@@ -489,12 +493,4 @@ export class Connection {
       }),
     );
   };
-}
-
-/** The lower-cased first element of a pub/sub frame (`message`, `subscribe`, …), or ''. */
-function kindOf(frame: RespValue[]): string {
-  const first = frame[0];
-  if (typeof first === 'string') return first.toLowerCase();
-  if (Buffer.isBuffer(first)) return first.toString('latin1').toLowerCase();
-  return '';
 }
