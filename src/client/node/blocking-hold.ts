@@ -12,6 +12,7 @@ import {
 import { clientClosedError } from '../../transport/channel.js';
 import type { Command } from '../../transport/command.js';
 import type { Clock } from '../../util/clock.js';
+import { startTimer, stopTimer, type Timer } from '../../util/timers.js';
 
 export interface BlockingHoldOptions {
   readonly acquireTimeout: number;
@@ -23,7 +24,7 @@ export interface BlockingHoldOptions {
 }
 
 export class BlockingHold {
-  private readonly held = new Map<Command<unknown>, ReturnType<typeof setTimeout>>();
+  private readonly held = new Map<Command<unknown>, Timer>();
   /** Set once the node is replaced: what fails to connect from then on goes there at once. */
   private forward: ((command: Command<unknown>) => void) | undefined;
   private closed = false;
@@ -46,11 +47,16 @@ export class BlockingHold {
     if (command.deadline === 0) command.deadline = now + this.options.acquireTimeout;
     const left = command.deadline - now;
     if (left <= 0) return false;
-    const timer = setTimeout(() => {
-      this.held.delete(command);
-      command.reject(error);
-    }, left);
-    timer.unref?.();
+    // On the client's clock (util/timers.ts), unref'd: a deadline alone keeps no process alive.
+    const timer = startTimer(
+      this.options.clock,
+      () => {
+        this.held.delete(command);
+        command.reject(error);
+      },
+      left,
+      true,
+    );
     this.held.set(command, timer);
     // Aborted while held: let it go at once.
     command.promise.then(
@@ -93,7 +99,7 @@ export class BlockingHold {
   private release(command: Command<unknown>): void {
     const timer = this.held.get(command);
     if (timer === undefined) return;
-    clearTimeout(timer);
+    stopTimer(this.options.clock, timer);
     this.held.delete(command);
   }
 }
