@@ -9,12 +9,13 @@
 // is written, and its outcome is reported exactly once (`report`); a probe whose reader stalls is
 // bounded by the gate like any command without a reply deadline.
 import { RespireConnectionError, type RespireEndpoint, RespireTimeoutError } from '../../errors.js';
-import { type Channel, clientClosedError } from '../../transport/channel.js';
+import type { Channel } from '../../transport/channel.js';
 import { Command } from '../../transport/command.js';
 import type { Connection } from '../../transport/connection.js';
 import { DeadlineTimer } from '../../transport/deadline-timer.js';
 import { Health } from '../../transport/health.js';
 import type { Clock } from '../../util/clock.js';
+import { describeEndpoint } from '../../util/describe-endpoint.js';
 import { borrowUntilAbort } from '../node/borrow-until-abort.js';
 import type { EndpointNode } from '../node/endpoint-node.js';
 
@@ -200,7 +201,7 @@ export class RawExchange {
     const what = this.drainWaiter === undefined ? 'sent nothing' : 'read nothing';
     this.fail(
       new RespireTimeoutError(
-        `${this.endpoint.host}:${this.endpoint.port} ${what} for ${limitMs} ms during a streamed value`,
+        `${describeEndpoint(this.endpoint)} ${what} for ${limitMs} ms during a streamed value`,
         'response',
         { endpoint: this.endpoint, timeoutMs: limitMs, written: true },
       ),
@@ -222,14 +223,21 @@ export class RawExchange {
       return;
     }
     // The client closed (past close()'s bound) or destroyed it: a failure it caused records nothing.
+    // Bytes were on the wire (an upload's last one may have been stored): written, as a command
+    // in flight that close() stops waiting for (connection.ts `closeOwed`).
     this.report(Health.None);
     this.close();
-    this.onFailure(clientClosedError(this.endpoint));
+    this.onFailure(
+      new RespireConnectionError(
+        `the client closed the connection to ${describeEndpoint(this.endpoint)} during a streamed ${this.ticket.name}`,
+        { endpoint: this.endpoint, written: true },
+      ),
+    );
   };
 
   private lostError(): RespireConnectionError {
     return new RespireConnectionError(
-      `connection to ${this.endpoint.host}:${this.endpoint.port} lost during a streamed value`,
+      `connection to ${describeEndpoint(this.endpoint)} lost during a streamed value`,
       { endpoint: this.endpoint, written: true },
     );
   }
