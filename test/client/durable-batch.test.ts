@@ -8,6 +8,7 @@ import {
   RespireConfigurationError,
   RespireError,
   RespireServerError,
+  RespireUnsupportedCommandError,
 } from '../../src/index.js';
 import { startFakeServer } from '../kit/fake-server.js';
 import { type RedisServer, startRedisServer } from '../kit/redis-server.js';
@@ -111,6 +112,23 @@ describe('durable() with WAIT against a real replica', () => {
     expect(report).toEqual({ writes: [], acknowledged: false, acknowledgementError: undefined });
     expect(() => redis.durable({ replicas: -1, timeout: 10 })).toThrow(RespireConfigurationError);
     expect(() => redis.durable({ replicas: 1, timeout: 0 })).toThrow(/timeout/);
+  });
+
+  it('runs once, and a refused write fails alone with no WAIT sent', async () => {
+    const redis = await open();
+    const writes = recordWrites(() => primary.port);
+    const batch = redis.durable({ replicas: 1, timeout: 1_000 });
+    batch.set('durable:e', '1');
+    const select = batch.send(['SELECT', '1']);
+    const report = await batch.execute();
+    await expect(select).rejects.toBeInstanceOf(RespireUnsupportedCommandError);
+    expect(report.writes[0]).toMatchObject({ applied: true, acknowledged: false });
+    expect(report.writes[1]).toMatchObject({ applied: false, acknowledged: false });
+    expect(portsOf(writes, 'SELECT')).toEqual([]);
+    expect(portsOf(writes, 'WAIT')).toEqual([]);
+    await expect(batch.execute()).rejects.toBeInstanceOf(TypeError);
+    await expect(batch.set('durable:f', '1')).rejects.toBeInstanceOf(TypeError);
+    expect(await redis.exists('durable:f')).toBe(0);
   });
 });
 

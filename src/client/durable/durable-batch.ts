@@ -16,8 +16,9 @@ import type { Channel } from '../../transport/channel.js';
 import { Command, type CommandOptions, type ReplyTransform } from '../../transport/command.js';
 import { Commander } from '../commander.js';
 import type { EndpointNode } from '../node/endpoint-node.js';
-import { MAX_TIMEOUT_MS, prepareCommand } from '../prepare-command.js';
+import { MAX_TIMEOUT_MS } from '../prepare-command.js';
 import { refusedCommand } from '../refused-commands.js';
+import { Batch } from '../transactions/batch.js';
 import {
   type Acknowledgement,
   acknowledgementOf,
@@ -39,16 +40,26 @@ export interface DurableSettings {
   readonly wrote: (args: readonly RespArgument[]) => void;
 }
 
+/** Where `execute()` sent the writes: the dedicated connection WAIT must follow them on. */
+interface Sent {
+  readonly node: EndpointNode;
+  readonly channel: Channel;
+}
+
 /**
  * A Commander whose typed helpers queue writes; each returns a promise of that write's own reply.
+ * The queuing is a Batch's (transactions/batch.ts: per-command options, no unhandled rejections,
+ * runs once), dispatched onto one dedicated connection instead of the shared pipeline.
  * `execute()` runs them once and resolves with the report (it does not reject for a failed write or
  * acknowledgement: the report says what happened to each).
  */
 export class DurableBatch extends Commander {
   /** Writes are sent only by `execute()` (commands/caller.ts). */
   readonly queuesCommands = true;
-  private readonly writes: Command<unknown>[] = [];
-  private started = false;
+  private readonly batch: Batch;
+  /** The writes as the batch dispatched them, and where they went; set by `execute()`. */
+  private writes: readonly Command<unknown>[] = [];
+  private sending: Promise<Sent | undefined> = Promise.resolve(undefined);
   private readonly acknowledgementArgs: string[];
 
   /** @internal Use `redis.durable(options)`. */
@@ -58,11 +69,19 @@ export class DurableBatch extends Commander {
   ) {
     super();
     this.acknowledgementArgs = acknowledgementArguments(options);
+    this.batch = new Batch({
+      commandTimeout: settings.commandTimeout,
+      errorSink: settings.errorSink,
+      dispatch: (writes) => {
+        this.writes = writes;
+        this.sending = this.sendWrites(writes);
+      },
+    });
   }
 
   /** Writes queued so far. */
   get length(): number {
-    return this.writes.length;
+    return this.batch.length;
   }
 
   call<T>(
@@ -71,23 +90,7 @@ export class DurableBatch extends Commander {
     options: CommandOptions | undefined,
     flags = 0,
   ): Promise<T> {
-    if (this.started) {
-      return Promise.reject(new TypeError('the durability batch has already run; queue writes on a new one'));
-    }
-    const command = prepareCommand(
-      args,
-      transform,
-      options,
-      flags,
-      this.settings.commandTimeout,
-      this.settings.errorSink,
-    );
-    const refusal = refusedCommand(args);
-    if (refusal !== undefined) command.reject(refusal);
-    // A write nobody awaits must not surface as an unhandled rejection: the report has it.
-    command.promise.catch(ignore);
-    this.writes.push(command as Command<unknown>);
-    return command.promise;
+    return this.batch.call(args, transform, options, flags);
   }
 
   /**
@@ -95,42 +98,56 @@ export class DurableBatch extends Commander {
    * resolves with the report. An empty batch sends nothing. Rejects only when it already ran.
    */
   async execute(): Promise<DurableReport> {
-    if (this.started) throw new TypeError('a durability batch runs once; this one has already been executed');
-    this.started = true;
-    const writes = this.writes;
+    const failures = await this.batch.tryExecute();
+    const { writes } = this;
     if (writes.length === 0) return reportOf([], [], undefined, this.options);
-    const live = writes.filter((write) => !write.settled);
-    const node = live.length === 0 ? undefined : this.settings.place(live);
-    let channel: Channel | undefined;
-    if (node instanceof Error) {
-      for (const write of live) write.reject(node);
-    } else if (node !== undefined) {
-      try {
-        channel = await node.lender.acquire();
-        for (const write of live) channel.enqueue(write);
-      } catch (error) {
-        // No connection (the circuit refused it, or none could be opened): nothing was sent.
-        for (const write of live) write.reject(error);
-      }
-    }
+    const sent = await this.sending;
     const outcomes = await Promise.all(writes.map(settledOutcome));
     // Read your writes: by the time the report is out, what the writes changed has left the cache.
-    for (const write of live) this.settings.wrote(write.args);
+    for (const write of writes) this.settings.wrote(write.args);
     let acknowledgement: Acknowledgement | Error;
-    const failed = outcomes.findIndex((outcome) => outcome.failed);
-    if (failed !== -1 || channel === undefined) {
+    if (failures.length !== 0 || sent === undefined) {
+      const failed = failures[0];
       acknowledgement = new RespireError(
-        `${this.acknowledgementArgs[0]} was not sent: write ${failed} failed, so the batch's writes are not acknowledged`,
-        { cause: outcomes[failed]?.error },
+        `${this.acknowledgementArgs[0]} was not sent: write ${failed?.index} failed, so the batch's writes are not acknowledged`,
+        { cause: failed?.error },
       );
     } else {
-      acknowledgement = await this.acknowledge(channel, writes.length);
+      acknowledgement = await this.acknowledge(sent.channel, writes.length);
     }
-    if (channel !== undefined && node !== undefined && !(node instanceof Error)) {
-      if (channel.current !== undefined) node.lender.release(channel);
-      else node.lender.discard(channel);
+    if (sent !== undefined) {
+      if (sent.channel.current !== undefined) sent.node.lender.release(sent.channel);
+      else sent.node.lender.discard(sent.channel);
     }
     return reportOf(writes, outcomes, acknowledgement, this.options);
+  }
+
+  /**
+   * The batch's dispatch: every write still live goes, in order, onto one dedicated connection of
+   * their keys' node; each is admitted on its own as it is written. Resolves with where they went.
+   */
+  private async sendWrites(writes: readonly Command<unknown>[]): Promise<Sent | undefined> {
+    for (const write of writes) {
+      // SELECT, CLIENT SETNAME … would outlive the batch on a pooled connection (refused-commands.ts).
+      const refusal = write.settled ? undefined : refusedCommand(write.args);
+      if (refusal !== undefined) write.reject(refusal);
+    }
+    const live = writes.filter((write) => !write.settled);
+    if (live.length === 0) return undefined;
+    const node = this.settings.place(live);
+    if (node instanceof Error) {
+      for (const write of live) write.reject(node);
+      return undefined;
+    }
+    try {
+      const channel = await node.lender.acquire();
+      for (const write of live) channel.enqueue(write);
+      return { node, channel };
+    } catch (error) {
+      // No connection (the circuit refused it, or none could be opened): nothing was sent.
+      for (const write of live) write.reject(error);
+      return undefined;
+    }
   }
 
   /** WAIT or WAITAOF on the writes' connection, admitted on its own. */
@@ -194,5 +211,3 @@ function settledOutcome(
     (error: unknown) => ({ failed: true, error }),
   );
 }
-
-function ignore(): void {}

@@ -163,14 +163,14 @@ export class HashImport {
         clock: this.settings.clock,
         watched: false,
       });
-      if (chunk !== undefined) tx.send(['HSET', this.target, ...chunk]).catch(ignore);
+      if (chunk !== undefined) tx.send(['HSET', this.target, ...chunk]);
       if (replace && last) {
-        if (chunk === undefined) tx.send(['DEL', this.key]).catch(ignore);
+        if (chunk === undefined) tx.send(['DEL', this.key]);
         else {
-          tx.send(['RENAME', this.target, this.key]).catch(ignore);
-          tx.send(['PERSIST', this.key]).catch(ignore);
+          tx.send(['RENAME', this.target, this.key]);
+          tx.send(['PERSIST', this.key]);
         }
-      } else if (replace) tx.send(['PEXPIRE', this.target, String(TEMPORARY_TTL_MS)]).catch(ignore);
+      } else if (replace) tx.send(['PEXPIRE', this.target, String(TEMPORARY_TTL_MS)]);
       this.sentAny = true;
       const results = await tx.exec({ signal: this.options.signal });
       // An entry that failed inside EXEC (WRONGTYPE: the key holds another type) wrote nothing of
@@ -211,5 +211,3 @@ export class HashImport {
     remove.promise.then(giveBack, giveBack);
   }
 }
-
-function ignore(): void {}

@@ -3,24 +3,28 @@
 // there, under their original deadline). Instead of failing at once, such a command waits here
 // under its acquire deadline: for the router to move it (a new Sentinel primary), or for the node's
 // shared connection to come back, whichever comes first. Nothing was written: moving it is safe.
-import { RespireAuthenticationError, RespireConnectionError, RespireTimeoutError } from '../../errors.js';
+import {
+  RespireAuthenticationError,
+  RespireConnectionError,
+  type RespireEndpoint,
+  RespireTimeoutError,
+} from '../../errors.js';
+import { clientClosedError } from '../../transport/channel.js';
 import type { Command } from '../../transport/command.js';
 import type { Clock } from '../../util/clock.js';
+import { startTimer, stopTimer, type Timer } from '../../util/timers.js';
 
 export interface BlockingHoldOptions {
   readonly acquireTimeout: number;
   readonly clock: Clock;
+  /** The node's endpoint, named by the error of a command the client's close ends. */
+  readonly endpoint: RespireEndpoint;
   /** Sends a held command again on this node (its shared connection is back). */
   readonly retry: (command: Command<unknown>) => void;
 }
 
-interface Held {
-  readonly error: unknown;
-  readonly timer: ReturnType<typeof setTimeout>;
-}
-
 export class BlockingHold {
-  private readonly held = new Map<Command<unknown>, Held>();
+  private readonly held = new Map<Command<unknown>, Timer>();
   /** Set once the node is replaced: what fails to connect from then on goes there at once. */
   private forward: ((command: Command<unknown>) => void) | undefined;
   private closed = false;
@@ -43,12 +47,17 @@ export class BlockingHold {
     if (command.deadline === 0) command.deadline = now + this.options.acquireTimeout;
     const left = command.deadline - now;
     if (left <= 0) return false;
-    const timer = setTimeout(() => {
-      this.held.delete(command);
-      command.reject(error);
-    }, left);
-    timer.unref?.();
-    this.held.set(command, { error, timer });
+    // On the client's clock (util/timers.ts), unref'd: a deadline alone keeps no process alive.
+    const timer = startTimer(
+      this.options.clock,
+      () => {
+        this.held.delete(command);
+        command.reject(error);
+      },
+      left,
+      true,
+    );
+    this.held.set(command, timer);
     // Aborted while held: let it go at once.
     command.promise.then(
       () => this.release(command),
@@ -68,10 +77,14 @@ export class BlockingHold {
     for (const command of this.takeAll()) forward(command);
   }
 
-  /** The node closes: held commands fail with what held them. */
+  /**
+   * The node closes (the client's close or destroy: a replaced node moved its commands first):
+   * held commands fail as every command the close ends does, not with the connect error.
+   */
   close(): void {
     this.closed = true;
-    for (const [command, { error }] of [...this.held]) {
+    const error = clientClosedError(this.options.endpoint);
+    for (const command of [...this.held.keys()]) {
       this.release(command);
       command.reject(error);
     }
@@ -84,9 +97,9 @@ export class BlockingHold {
   }
 
   private release(command: Command<unknown>): void {
-    const entry = this.held.get(command);
-    if (entry === undefined) return;
-    clearTimeout(entry.timer);
+    const timer = this.held.get(command);
+    if (timer === undefined) return;
+    stopTimer(this.options.clock, timer);
     this.held.delete(command);
   }
 }

@@ -9,11 +9,13 @@
 // is written, and its outcome is reported exactly once (`report`); a probe whose reader stalls is
 // bounded by the gate like any command without a reply deadline.
 import { RespireConnectionError, type RespireEndpoint, RespireTimeoutError } from '../../errors.js';
-import { type Channel, clientClosedError } from '../../transport/channel.js';
+import type { Channel } from '../../transport/channel.js';
 import { Command } from '../../transport/command.js';
 import type { Connection } from '../../transport/connection.js';
+import { DeadlineTimer } from '../../transport/deadline-timer.js';
 import { Health } from '../../transport/health.js';
 import type { Clock } from '../../util/clock.js';
+import { describeEndpoint } from '../../util/describe-endpoint.js';
 import { borrowUntilAbort } from '../node/borrow-until-abort.js';
 import type { EndpointNode } from '../node/endpoint-node.js';
 
@@ -28,7 +30,8 @@ export class RawExchange {
   /** The admission of the exchange, as a command record the gate knows how to complete. */
   private readonly ticket: Command<unknown>;
   private done = false;
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The silence deadline, on the client's clock (deadline-timer.ts): re-armed while bytes move. */
+  private readonly deadline: DeadlineTimer;
   /** Clock time of the last bytes read (or of the start of the current wait). */
   private quietSince = 0;
   private quietLimitMs = 0;
@@ -45,6 +48,7 @@ export class RawExchange {
     name: string,
   ) {
     this.ticket = new Command([name], 0, undefined, undefined, 0);
+    this.deadline = new DeadlineTimer(clock, this.onDeadline);
     connection.socket.once('close', this.onClose);
     connection.socket.on('drain', this.onDrain);
   }
@@ -130,7 +134,7 @@ export class RawExchange {
   pause(): void {
     this.paused = true;
     this.connection.socket.pause();
-    this.stopDeadline();
+    this.deadline.cancel();
   }
 
   /** Reads again after `pause()`; the silence is counted from now. */
@@ -148,8 +152,8 @@ export class RawExchange {
   expectWithin(limitMs: number): void {
     this.quietLimitMs = limitMs;
     this.quietSince = this.clock.now();
-    this.stopDeadline();
-    if (limitMs > 0 && !this.done) this.armDeadline(limitMs);
+    this.deadline.cancel();
+    if (limitMs > 0 && !this.done) this.deadline.arm(this.quietSince + limitMs);
   }
 
   /** The reply ended: the connection is clean and goes back to the pool. */
@@ -175,7 +179,7 @@ export class RawExchange {
   private finish(): boolean {
     if (this.done) return false;
     this.done = true;
-    this.stopDeadline();
+    this.deadline.cancel();
     const socket = this.connection.socket;
     socket.off('close', this.onClose);
     socket.off('drain', this.onDrain);
@@ -188,40 +192,28 @@ export class RawExchange {
     return true;
   }
 
-  private armDeadline(limitMs: number): void {
-    const due = this.quietSince + limitMs - this.clock.now();
-    this.timer = setTimeout(this.onDeadline, Math.max(0, Math.ceil(due)));
-    this.timer.unref();
-  }
-
-  private stopDeadline(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  private readonly onDeadline = (): void => {
-    this.timer = undefined;
-    if (this.done) return;
+  /** The deadline fell due: bytes that moved since push it back; silence fails the exchange. */
+  private readonly onDeadline = (now: number): number => {
+    if (this.done) return Number.POSITIVE_INFINITY;
     const limitMs = this.quietLimitMs;
-    if (this.clock.now() - this.quietSince < limitMs) {
-      this.armDeadline(limitMs);
-      return;
-    }
+    const due = this.quietSince + limitMs;
+    if (now < due) return due;
     const what = this.drainWaiter === undefined ? 'sent nothing' : 'read nothing';
     this.fail(
       new RespireTimeoutError(
-        `${this.endpoint.host}:${this.endpoint.port} ${what} for ${limitMs} ms during a streamed value`,
+        `${describeEndpoint(this.endpoint)} ${what} for ${limitMs} ms during a streamed value`,
         'response',
         { endpoint: this.endpoint, timeoutMs: limitMs, written: true },
       ),
     );
+    return Number.POSITIVE_INFINITY;
   };
 
   private readonly onDrain = (): void => {
     const waiter = this.drainWaiter;
     if (waiter === undefined) return;
     this.drainWaiter = undefined;
-    this.stopDeadline();
+    this.deadline.cancel();
     waiter.resolve();
   };
 
@@ -231,14 +223,21 @@ export class RawExchange {
       return;
     }
     // The client closed (past close()'s bound) or destroyed it: a failure it caused records nothing.
+    // Bytes were on the wire (an upload's last one may have been stored): written, as a command
+    // in flight that close() stops waiting for (connection.ts `closeOwed`).
     this.report(Health.None);
     this.close();
-    this.onFailure(clientClosedError(this.endpoint));
+    this.onFailure(
+      new RespireConnectionError(
+        `the client closed the connection to ${describeEndpoint(this.endpoint)} during a streamed ${this.ticket.name}`,
+        { endpoint: this.endpoint, written: true },
+      ),
+    );
   };
 
   private lostError(): RespireConnectionError {
     return new RespireConnectionError(
-      `connection to ${this.endpoint.host}:${this.endpoint.port} lost during a streamed value`,
+      `connection to ${describeEndpoint(this.endpoint)} lost during a streamed value`,
       { endpoint: this.endpoint, written: true },
     );
   }
