@@ -5,42 +5,10 @@
 // meter reports, when that clock has moved, and no global interval is started.
 import { describe, expect, it, vi } from 'vitest';
 import type { RespireCounter, RespireMeter } from '../../src/index.js';
-import type { Clock } from '../../src/util/clock.js';
-import { untilCached } from '../client/cache/support.js';
+import { manualClock, untilCached } from '../client/cache/support.js';
 import { PROTOCOLS, useTestClients } from '../client/support.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { waitUntil } from '../kit/wait-until.js';
-
-/** A clock that moves only by `advance`, running its timers then, in order. */
-function manualClock(): Clock & { advance(ms: number): void } {
-  let time = 0;
-  const due: { at: number; run: () => void; cancelled: boolean }[] = [];
-  return {
-    now: () => time,
-    timers: {
-      set(run, delayMs) {
-        const timer = { at: time + delayMs, run, cancelled: false };
-        due.push(timer);
-        return timer;
-      },
-      clear(handle) {
-        (handle as { cancelled: boolean }).cancelled = true;
-      },
-    },
-    advance(ms) {
-      const until = time + ms;
-      for (;;) {
-        due.sort((a, b) => a.at - b.at);
-        const next = due[0];
-        if (next === undefined || next.at > until) break;
-        due.shift();
-        time = next.at;
-        if (!next.cancelled) next.run();
-      }
-      time = until;
-    },
-  };
-}
 
 describe.each(PROTOCOLS)('client-side cache timers (RESP%i)', (protocol) => {
   const server = useRedisServer();
