@@ -58,12 +58,11 @@ export class CacheTracker implements Coverage {
     this.checks.start();
   }
 
-  /** The node is closing: its entries go with it. */
-  close(): Promise<void> {
-    this.stop();
-    return this.channel?.close() ?? Promise.resolve();
-  }
-
+  /**
+   * The node is closing or destroyed: its entries go with it. Closed at once, never gracefully:
+   * the connection carries no caller's command, and waiting for its health check's PING would hold
+   * the client's close() up to that PING's deadline, whatever `commandTimeout` says.
+   */
   destroy(): void {
     this.stop();
     this.channel?.destroy();
