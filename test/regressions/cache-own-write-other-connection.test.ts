@@ -7,19 +7,10 @@
 // server's invalidation"). Here the tracking connection's socket is paused, as a slow or lossy
 // path would hold that push; its health check would flush the cache only after ~1.5 s.
 import { describe, expect, it } from 'vitest';
-import type { RespireClient } from '../../src/index.js';
-import { untilCached } from '../client/cache/support.js';
+import { pauseTracking, untilCached } from '../client/cache/support.js';
 import { PROTOCOLS, useTestClients } from '../client/support.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { waitUntil } from '../kit/wait-until.js';
-
-/** Stops reading the standalone client's tracking connection (a diagnostic, as inflightCount). */
-function holdInvalidations(client: RespireClient): () => void {
-  const node = (client as unknown as { router: { node: { tracker: { connection: unknown } } } }).router.node;
-  const socket = (node.tracker.connection as { socket: import('node:net').Socket }).socket;
-  socket.pause();
-  return () => socket.resume();
-}
 
 describe.each(PROTOCOLS)('own writes on another connection (RESP%i)', (protocol) => {
   const server = useRedisServer();
@@ -31,7 +22,7 @@ describe.each(PROTOCOLS)('own writes on another connection (RESP%i)', (protocol)
     const other = await clients.open();
     await other.rpush('dst', ['a']);
     expect(await untilCached(redis, () => redis.lrange('dst', 0, -1))).toEqual(['a']);
-    const release = holdInvalidations(redis);
+    const release = pauseTracking(redis);
     try {
       const moved = redis.blmove('src', 'dst', 'LEFT', 'RIGHT', 5);
       await waitUntil(
@@ -53,7 +44,7 @@ describe.each(PROTOCOLS)('own writes on another connection (RESP%i)', (protocol)
     const redis = await open();
     await redis.set('k', 'v1');
     expect(await untilCached(redis, () => redis.get('k'))).toBe('v1');
-    const release = holdInvalidations(redis);
+    const release = pauseTracking(redis);
     try {
       const session = await redis.watch('watched');
       await session.set('k', 'v2');

@@ -6,20 +6,12 @@
 // own invalidation can keep the next read from answering the old value.
 import { describe, expect, it } from 'vitest';
 import type { RespireClient } from '../../src/index.js';
-import { untilCached } from '../client/cache/support.js';
+import { pauseTracking, untilCached } from '../client/cache/support.js';
 import { useTestClients } from '../client/support.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 
 const server = useRedisServer();
 const { open } = useTestClients(server);
-
-/** Stops reading the standalone client's tracking connection (its invalidations wait). */
-function holdInvalidations(redis: RespireClient): void {
-  const { router } = redis as unknown as {
-    router: { node: { tracker: { connection: { socket: { pause(): void } } } } };
-  };
-  router.node.tracker.connection.socket.pause();
-}
 
 async function cachedClient(): Promise<RespireClient> {
   return open({ clientSideCache: { maxEntries: 100 } });
@@ -30,7 +22,7 @@ describe('read your writes through the cache', () => {
     const redis = await cachedClient();
     await redis.set('ryw:stream', 'old');
     await untilCached(redis, () => redis.get('ryw:stream'));
-    holdInvalidations(redis);
+    pauseTracking(redis);
     expect(await redis.setFromStream('ryw:stream', ['new'], { length: 3 })).toBe(true);
     expect(await redis.get('ryw:stream')).toBe('new');
   });
@@ -39,7 +31,7 @@ describe('read your writes through the cache', () => {
     const redis = await cachedClient();
     await redis.hset('ryw:hash', 'f', 'old');
     await untilCached(redis, () => redis.hget('ryw:hash', 'f'));
-    holdInvalidations(redis);
+    pauseTracking(redis);
     await redis.importHash('ryw:hash', [['f', 'new']], { chunkFields: 10, replace: true }).run();
     expect(await redis.hget('ryw:hash', 'f')).toBe('new');
   });
@@ -48,7 +40,7 @@ describe('read your writes through the cache', () => {
     const redis = await cachedClient();
     await redis.set('ryw:durable', 'old');
     await untilCached(redis, () => redis.get('ryw:durable'));
-    holdInvalidations(redis);
+    pauseTracking(redis);
     const batch = redis.durable({ replicas: 0, timeout: 100 });
     void batch.set('ryw:durable', 'new');
     expect((await batch.execute()).writes[0]?.applied).toBe(true);

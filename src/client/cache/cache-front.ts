@@ -28,7 +28,7 @@ export class CacheFront {
     endpoint: () => RespireEndpoint,
   ) {
     this.cache = new ClientSideCache(options, clock);
-    this.meter = new CacheMeter(this.cache, telemetry, endpoint);
+    this.meter = new CacheMeter(this.cache, telemetry, endpoint, clock);
   }
 
   /**

@@ -1,7 +1,9 @@
 // Reports the client-side cache's counters to the meter (API.md "Metrics", `respire.cache.*`) in
-// batches, once a second and when the client closes: a hit then costs one increment, never a
-// meter call (issue 13: the hit path stays allocation-free and fast).
+// batches, once a second of the client's clock and when the client closes: a hit then costs one
+// increment, never a meter call (issue 13: the hit path stays allocation-free and fast).
 import type { RespireEndpoint } from '../../errors.js';
+import type { Clock } from '../../util/clock.js';
+import { Periodic } from '../../util/periodic.js';
 import type { ClientTelemetry } from '../metrics.js';
 import type { ClientSideCache } from './client-side-cache.js';
 
@@ -9,16 +11,17 @@ const REPORT_INTERVAL_MS = 1000;
 
 export class CacheMeter {
   private readonly reported: [number, number, number, number] = [0, 0, 0, 0];
-  private readonly timer: ReturnType<typeof setInterval> | undefined;
+  private readonly reports: Periodic | undefined;
 
   constructor(
     private readonly cache: ClientSideCache,
     private readonly telemetry: ClientTelemetry,
     private readonly endpoint: () => RespireEndpoint,
+    clock: Clock,
   ) {
     if (!telemetry.cacheMetrics) return;
-    this.timer = setInterval(() => this.report(), REPORT_INTERVAL_MS);
-    this.timer.unref();
+    this.reports = new Periodic(clock, REPORT_INTERVAL_MS, () => this.report());
+    this.reports.start();
   }
 
   /** Reports what changed since the last report. */
@@ -39,7 +42,7 @@ export class CacheMeter {
 
   /** The client closes: a last report, and no more. */
   stop(): void {
-    if (this.timer !== undefined) clearInterval(this.timer);
+    this.reports?.stop();
     this.report();
   }
 }

@@ -53,6 +53,8 @@ export class ClientSideCache {
   private byteCount = 0;
   /** Bumped by every invalidation: a read stores its reply only if its key was not invalidated since it began. */
   private sequence = 0;
+  /** Drops a write's keys again as it settles (`sending`). */
+  private readonly writeSettled: SettleObserver = new WriteSettled(this, undefined);
 
   constructor(
     private readonly options: ResolvedCacheOptions,
@@ -139,7 +141,9 @@ export class ClientSideCache {
   sending(command: Command<unknown>): void {
     if (commandRule(command.args) !== CommandRule.WritesKeys) return;
     this.written(command.args);
-    command.observer = new WriteSettled(this, command.observer);
+    // A plain call has no observer: the cache's own one serves, so a write allocates nothing.
+    const next = command.observer;
+    command.observer = next === undefined ? this.writeSettled : new WriteSettled(this, next);
   }
 
   /** Drops every key `args` (a command that may write) may change. */

@@ -8,6 +8,7 @@ import type { RespValue } from '../../resp/types.js';
 import { Channel, type ChannelOptions } from '../../transport/channel.js';
 import { Command, CommandFlags } from '../../transport/command.js';
 import type { Connection } from '../../transport/connection.js';
+import { Periodic } from '../../util/periodic.js';
 import type { Coverage } from './cache-entries.js';
 import type { ClientSideCache } from './client-side-cache.js';
 
@@ -25,15 +26,17 @@ export class CacheTracker implements Coverage {
   ready = false;
   generation = 0;
   private channel: Channel | undefined;
-  private timer: ReturnType<typeof setInterval> | undefined;
-  private pinging = false;
+  /** The health check, on the client's clock; one PING in flight at most. */
+  private readonly checks: Periodic;
   private closed = false;
 
   constructor(
     /** The node's connection options; the tracker passes no circuit (seed 000: health checks are not checked). */
     private readonly options: ChannelOptions,
     private readonly cache: ClientSideCache,
-  ) {}
+  ) {
+    this.checks = new Periodic(options.clock, HEALTH_CHECK_INTERVAL_MS, () => this.check());
+  }
 
   /** Opens the tracking connection in the background, once; failures reconnect per policy. */
   start(): void {
@@ -52,16 +55,14 @@ export class CacheTracker implements Coverage {
     });
     this.channel = channel;
     channel.startInBackground();
-    this.timer = setInterval(() => this.check(), HEALTH_CHECK_INTERVAL_MS);
-    this.timer.unref();
+    this.checks.start();
   }
 
-  /** The node is closing: its entries go with it. */
-  close(): Promise<void> {
-    this.stop();
-    return this.channel?.close() ?? Promise.resolve();
-  }
-
+  /**
+   * The node is closing or destroyed: its entries go with it. Closed at once, never gracefully:
+   * the connection carries no caller's command, and waiting for its health check's PING would hold
+   * the client's close() up to that PING's deadline, whatever `commandTimeout` says.
+   */
   destroy(): void {
     this.stop();
     this.channel?.destroy();
@@ -74,8 +75,7 @@ export class CacheTracker implements Coverage {
 
   private stop(): void {
     this.closed = true;
-    if (this.timer !== undefined) clearInterval(this.timer);
-    this.timer = undefined;
+    this.checks.stop();
     this.lost();
   }
 
@@ -122,13 +122,8 @@ export class CacheTracker implements Coverage {
   }
 
   /** The health check: a PING that misses its deadline replaces the connection (`lost`). */
-  private check(): void {
-    if (!this.ready || this.pinging) return;
-    this.pinging = true;
-    const done = () => {
-      this.pinging = false;
-    };
-    this.send(['PING']).then(done, done);
+  private check(): Promise<RespValue> | undefined {
+    return this.ready ? this.send(['PING']) : undefined;
   }
 
   private send(args: string[]): Promise<RespValue> {

@@ -183,12 +183,13 @@ export class EndpointNode {
    */
   close(sessionsEnded?: Error): Promise<void> {
     this.hold?.close();
+    // The tracking connection carries no caller's command: nothing on it to wait for (tracker.ts).
+    this.tracker?.destroy();
     this.closing ??= Promise.all([
       this.main.close(),
       this.dedicated.close(),
       this.subscriber.close(),
       this.sessions.releaseAll(sessionsEnded),
-      this.tracker?.close(),
     ]).then(() => this.gate?.dispose());
     return this.closing;
   }

@@ -2,6 +2,7 @@
 // tracking connection arms in the background), and finding a client's tracking connection on the
 // server side.
 import type { RespireClient } from '../../../src/index.js';
+import type { Clock } from '../../../src/util/clock.js';
 import type { FaultProxy } from '../../kit/fault-proxy.js';
 import { waitUntil } from '../../kit/wait-until.js';
 
@@ -71,4 +72,51 @@ export async function cachedThenTrackerKilled(redis: RespireClient, admin: Respi
   const [tracker] = await trackingClientIds(admin);
   await admin.send(['CLIENT', 'KILL', 'ID', tracker!]);
   await untilEmpty(redis);
+}
+
+/**
+ * A clock that moves only by `advance`, running its timers then, in order: the client's periodic
+ * work (health checks, meter reports) and deadlines happen only when a test says.
+ */
+export function manualClock(): Clock & { advance(ms: number): void } {
+  let time = 0;
+  const due: { at: number; run: () => void; cancelled: boolean }[] = [];
+  return {
+    now: () => time,
+    timers: {
+      set(run, delayMs) {
+        const timer = { at: time + delayMs, run, cancelled: false };
+        due.push(timer);
+        return timer;
+      },
+      clear(handle) {
+        (handle as { cancelled: boolean }).cancelled = true;
+      },
+    },
+    advance(ms) {
+      const until = time + ms;
+      for (;;) {
+        due.sort((a, b) => a.at - b.at);
+        const next = due[0];
+        if (next === undefined || next.at > until) break;
+        due.shift();
+        time = next.at;
+        if (!next.cancelled) next.run();
+      }
+      time = until;
+    },
+  };
+}
+
+/**
+ * Stops reading the standalone client's tracking connection (its invalidations and its PING's
+ * replies wait, as on a slow or lossy path); returns the function that reads it again.
+ */
+export function pauseTracking(redis: RespireClient): () => void {
+  const { router } = redis as unknown as {
+    router: { node: { tracker: { connection: { socket: { pause(): void; resume(): void } } } } };
+  };
+  const socket = router.node.tracker.connection.socket;
+  socket.pause();
+  return () => socket.resume();
 }
