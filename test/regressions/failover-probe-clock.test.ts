@@ -2,9 +2,9 @@
 // members' clock (util/timers.ts): a simulated clock never ran a probe nor its timeout. They now
 // start through startTimer on the clock the members' options give.
 import { describe, expect, it } from 'vitest';
+import { recordSwitches, useGroups } from '../failover/support.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { waitUntil } from '../kit/wait-until.js';
-import { recordSwitches, useGroups } from '../failover/support.js';
 import { parkedClock } from './parked-clock.js';
 
 const east = useRedisServer();
@@ -41,11 +41,17 @@ describe('failover health probes', () => {
       timeoutMs: 3_000,
     });
     for (const timer of due(HOUR)) timer.fire();
-    await waitUntil('the probes', async () => (probed.length === 2 ? true : probed.join()), { timeoutMs: 5_000 });
-    expect(group.active).toBe('east');
-    await waitUntil('the timeout of east', async () => (due(2 * HOUR).length >= 1 ? true : clock.parked.map((t) => t.delayMs).join()), {
-      timeoutMs: 3_000,
+    await waitUntil('the probes', async () => (probed.length === 2 ? true : probed.join()), {
+      timeoutMs: 5_000,
     });
+    expect(group.active).toBe('east');
+    await waitUntil(
+      'the timeout of east',
+      async () => (due(2 * HOUR).length >= 1 ? true : clock.parked.map((t) => t.delayMs).join()),
+      {
+        timeoutMs: 3_000,
+      },
+    );
     for (const timer of due(2 * HOUR)) timer.fire();
     const change = await switched;
     expect([change.from, change.to, change.reason]).toEqual(['east', 'west', 'unhealthy']);

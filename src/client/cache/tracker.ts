@@ -8,6 +8,7 @@ import type { RespValue } from '../../resp/types.js';
 import { Channel, type ChannelOptions } from '../../transport/channel.js';
 import { Command, CommandFlags } from '../../transport/command.js';
 import type { Connection } from '../../transport/connection.js';
+import { Ticker } from '../../util/ticker.js';
 import type { Coverage } from './cache-entries.js';
 import type { ClientSideCache } from './client-side-cache.js';
 
@@ -25,7 +26,7 @@ export class CacheTracker implements Coverage {
   ready = false;
   generation = 0;
   private channel: Channel | undefined;
-  private timer: ReturnType<typeof setInterval> | undefined;
+  private ticker: Ticker | undefined;
   private pinging = false;
   private closed = false;
 
@@ -52,8 +53,8 @@ export class CacheTracker implements Coverage {
     });
     this.channel = channel;
     channel.startInBackground();
-    this.timer = setInterval(() => this.check(), HEALTH_CHECK_INTERVAL_MS);
-    this.timer.unref();
+    // On the client's clock (util/timers.ts), as every timer of the client.
+    this.ticker = new Ticker(this.options.clock, HEALTH_CHECK_INTERVAL_MS, () => this.check());
   }
 
   /** The node is closing: its entries go with it. */
@@ -74,8 +75,8 @@ export class CacheTracker implements Coverage {
 
   private stop(): void {
     this.closed = true;
-    if (this.timer !== undefined) clearInterval(this.timer);
-    this.timer = undefined;
+    this.ticker?.stop();
+    this.ticker = undefined;
     this.lost();
   }
 
