@@ -10,7 +10,7 @@ import { PubSubErrors } from '../client/pubsub/pubsub-errors.js';
 import type { PubSubErrorListener } from '../client/pubsub/subscriber.js';
 import { RespireConfigurationError, RespireConnectionError } from '../errors.js';
 import { routerFor } from '../respire-client.js';
-import { systemClock } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
 import { rethrowAsync } from '../util/rethrow-async.js';
 import { FailoverTelemetry, type SwitchReason } from './failover-metrics.js';
 import { FailoverRouter, type MemberSource } from './failover-router.js';
@@ -82,6 +82,8 @@ export class RespireFailoverGroup implements MemberSource {
   private readonly switchErrors = new PubSubErrors();
   private readonly telemetry: FailoverTelemetry;
   private readonly failbackDelay: number;
+  /** The first member's clock: probe streaks and the failback delay are counted on it. */
+  private readonly clock: Clock;
   private switchedAt: number;
   private closing: Promise<void> | undefined;
   private closed = false;
@@ -94,7 +96,8 @@ export class RespireFailoverGroup implements MemberSource {
     this.members = members;
     this.activeMember = active;
     this.failbackDelay = options.failbackDelay;
-    this.switchedAt = systemClock.now();
+    this.clock = members[0]!.resolved.clock;
+    this.switchedAt = this.clock.now();
     this.telemetry = new FailoverTelemetry(
       options,
       members.map((member) => member.name),
@@ -108,8 +111,12 @@ export class RespireFailoverGroup implements MemberSource {
     );
     this.probers = members.map(
       (member, i) =>
-        new HealthProber(member.name, options.members[i]!.options, options.healthCheck, (ok) =>
-          this.onProbe(member, ok),
+        new HealthProber(
+          member.name,
+          options.members[i]!.options,
+          options.healthCheck,
+          member.resolved.clock,
+          (ok) => this.onProbe(member, ok),
         ),
     );
     for (const prober of this.probers) prober.start();
@@ -124,12 +131,13 @@ export class RespireFailoverGroup implements MemberSource {
   static async connect(options: RespireFailoverGroupOptions): Promise<RespireFailoverGroup> {
     const resolved = resolveGroupOptions(options);
     const { healthCheck } = resolved;
-    const now = systemClock.now();
+    const configs = resolved.members.map((config, i) => memberOptions(config.options, i));
+    const now = configs[0]!.clock.now();
     const members = resolved.members.map(
       (config, i) =>
         new Member(
           config,
-          memberOptions(config.options, i),
+          configs[i]!,
           new ProbeCircuit(healthCheck.failuresToSwitch, healthCheck.successesToRecover, false, now),
         ),
     );
@@ -215,7 +223,7 @@ export class RespireFailoverGroup implements MemberSource {
   private onProbe(member: Member, ok: boolean): void {
     if (this.closed) return;
     if (!ok) this.telemetry.probeFailed(member.name);
-    member.circuit.record(ok, systemClock.now());
+    member.circuit.record(ok, this.clock.now());
     if (member.circuit.healthy && member.client === undefined) {
       // Down when the group connected: its data client opens now that its probes pass.
       member.open().then((client) => {
@@ -235,7 +243,7 @@ export class RespireFailoverGroup implements MemberSource {
       this.switch(next, 'unhealthy');
       return;
     }
-    const healthyFor = systemClock.now() - Math.max(next.circuit.healthySince, this.switchedAt);
+    const healthyFor = this.clock.now() - Math.max(next.circuit.healthySince, this.switchedAt);
     if (next.weight > active.weight && healthyFor >= this.failbackDelay) this.switch(next, 'failback');
   }
 
@@ -243,7 +251,7 @@ export class RespireFailoverGroup implements MemberSource {
     const from = this.activeMember;
     // Committed before anything moves or any listener runs: new commands already go to `to`.
     this.activeMember = to;
-    this.switchedAt = systemClock.now();
+    this.switchedAt = this.clock.now();
     handOver(from.client!, to, from.name, (error, event) => this.switchErrors.report(error, event));
     this.telemetry.switched(from.name, to.name, reason);
     for (const listener of [...this.listeners]) {

@@ -6,52 +6,55 @@
 import type { RespireOptions } from '../client/options.js';
 import { RespireTimeoutError } from '../errors.js';
 import { RespireClient } from '../respire-client.js';
+import type { Clock } from '../util/clock.js';
+import { Periodic } from '../util/periodic.js';
+import { startTimer, stopTimer, type Timer } from '../util/timers.js';
 import type { ResolvedHealthCheck } from './options.js';
 
 export class HealthProber {
   private client: RespireClient | undefined;
   /** The probe client being opened (a member down at start, or whose client failed to open). */
   private connecting: Promise<void> | undefined;
-  private timer: ReturnType<typeof setInterval> | undefined;
-  private running = false;
+  private probes: Periodic | undefined;
   private closed = false;
 
   constructor(
     private readonly member: string,
     private readonly options: RespireOptions,
     private readonly check: ResolvedHealthCheck,
+    /** The member's clock: probes and their timeouts run on it (util/timers.ts). */
+    private readonly clock: Clock,
     /** Told each probe's outcome: true when the member answered in time. */
     private readonly onResult: (ok: boolean, error: unknown) => void,
   ) {}
 
   start(): void {
-    this.timer = setInterval(this.tick, this.check.interval);
-    this.timer.unref?.();
+    this.probes = new Periodic(this.clock, this.check.interval, this.tick);
+    this.probes.start();
   }
 
   close(): Promise<void> {
     this.closed = true;
-    if (this.timer !== undefined) clearInterval(this.timer);
+    this.probes?.stop();
     return this.client?.close().catch(ignore) ?? Promise.resolve();
   }
 
   destroy(): void {
     this.closed = true;
-    if (this.timer !== undefined) clearInterval(this.timer);
+    this.probes?.stop();
     this.client?.destroy();
   }
 
-  private readonly tick = (): void => {
-    if (this.running || this.closed) return;
-    this.running = true;
-    withTimeout(this.probe(), this.check.timeout, this.member).then(
+  /** One probe; Periodic starts no other while its promise is pending. */
+  private readonly tick = (): Promise<void> | undefined => {
+    if (this.closed) return undefined;
+    return withTimeout(this.probe(), this.check.timeout, this.member, this.clock).then(
       () => this.report(true, undefined),
       (error: unknown) => this.report(false, error),
     );
   };
 
   private report(ok: boolean, error: unknown): void {
-    this.running = false;
     if (!this.closed) this.onResult(ok, error);
   }
 
@@ -87,11 +90,12 @@ export class HealthProber {
 }
 
 /** `work`, or a rejection once `timeoutMs` passed (the work's own outcome is then ignored). */
-function withTimeout(work: Promise<void>, timeoutMs: number, member: string): Promise<void> {
+function withTimeout(work: Promise<void>, timeoutMs: number, member: string, clock: Clock): Promise<void> {
   work.catch(ignore);
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timer: Timer | undefined;
   const late = new Promise<void>((_, reject) => {
-    timer = setTimeout(
+    timer = startTimer(
+      clock,
       () =>
         reject(
           new RespireTimeoutError(`the health probe of ${member} took over ${timeoutMs} ms`, 'response', {
@@ -99,9 +103,10 @@ function withTimeout(work: Promise<void>, timeoutMs: number, member: string): Pr
           }),
         ),
       timeoutMs,
+      true,
     );
   });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+  return Promise.race([work, late]).finally(() => stopTimer(clock, timer));
 }
 
 function ignore(): void {}

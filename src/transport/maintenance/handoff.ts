@@ -9,6 +9,8 @@
 // together, so it moves only whole, before acceptance. If the replacement cannot be opened, writes
 // resume on the old connection.
 import type { RespireEndpoint } from '../../errors.js';
+import type { Clock } from '../../util/clock.js';
+import { startTimer } from '../../util/timers.js';
 import type { Connection } from '../connection.js';
 import type { MaintenanceNotification } from './notifications.js';
 
@@ -32,8 +34,12 @@ const QUIT_BOUND_MS = 1000;
 export async function handOff(
   channel: HandoffChannel,
   moving: Extract<MaintenanceNotification, { kind: 'moving' }>,
+  clock: Clock,
 ): Promise<void> {
-  if (moving.to === null) await new Promise((resolve) => setTimeout(resolve, (moving.timeS * 1000) / 2));
+  if (moving.to === null) {
+    // On the client's clock (util/timers.ts); unref: a closed client is not kept alive by the wait.
+    await new Promise<void>((resolve) => startTimer(clock, resolve, (moving.timeS * 1000) / 2, true));
+  }
   const old = channel.current;
   if (old === undefined) return;
   channel.pauseWrites(true);

@@ -21,7 +21,8 @@ export class MaintenanceWindows {
   constructor(
     /** The relaxed timeout, ms (`maintenanceRelaxedTimeout`). */
     readonly relaxedTimeoutMs: number,
-    private readonly clock: Clock,
+    /** The client's clock, which the windows' expiries and a handoff's wait run on. */
+    readonly clock: Clock,
   ) {}
 
   /**

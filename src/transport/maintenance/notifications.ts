@@ -24,6 +24,9 @@ const ENDS = new Set(['MIGRATED', 'FAILED_OVER', 'SMIGRATED']);
 
 /** The notification a push frame carries, or undefined when it is not a (well-formed) one. */
 export function parseMaintenance(frame: readonly RespValue[]): MaintenanceNotification | undefined {
+  // Every push of the connection comes here first (pub/sub messages, invalidations): most are
+  // told apart by length and first letter, before a string is made or upper-cased.
+  if (!mayBeMaintenance(frame[0])) return undefined;
   const type = text(frame[0])?.toUpperCase();
   if (type === undefined) return undefined;
   const seq = integer(frame[1]);
@@ -40,6 +43,20 @@ export function parseMaintenance(frame: readonly RespValue[]): MaintenanceNotifi
   }
   const to = endpoint(text(target));
   return to === undefined ? undefined : { kind: 'moving', seq, timeS, to };
+}
+
+/** The notification types' (lower-cased first letter, length) pairs, as `letter << 8 | length`. */
+const SHAPES: ReadonlySet<number> = new Set(
+  [...STARTS, ...ENDS, 'MOVING'].map((type) => ((type.charCodeAt(0) | 0x20) << 8) | type.length),
+);
+
+/** Whether a push's type has the length and first letter (any case) of a notification type. */
+function mayBeMaintenance(value: RespValue | undefined): boolean {
+  let initial: number;
+  if (typeof value === 'string') initial = value.charCodeAt(0);
+  else if (Buffer.isBuffer(value)) initial = value[0] ?? 0;
+  else return false;
+  return SHAPES.has(((initial | 0x20) << 8) | value.length);
 }
 
 function text(value: RespValue | undefined): string | undefined {

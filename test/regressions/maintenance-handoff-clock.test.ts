@@ -1,0 +1,50 @@
+// A MOVING without an endpoint waits half the announced time before reconnecting (PROTOCOL.md §5).
+// That wait ran on the global setTimeout, not on the client's clock: a simulated clock never saw
+// it, and after close() the pending timer kept the process alive for up to half the announced
+// time. The fake server sends the MOVING (Redis 7.0 cannot send maintenance notifications).
+import { afterEach, describe, expect, it } from 'vitest';
+import { RespireClient } from '../../src/index.js';
+import { type FakeServer, HELLO_3_REPLY, startFakeServer } from '../kit/fake-server.js';
+import { waitUntil } from '../kit/wait-until.js';
+import { parkedClock } from '../kit/parked-clock.js';
+
+const fakes: FakeServer[] = [];
+const clients: RespireClient[] = [];
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.destroy();
+  await Promise.all(fakes.splice(0).map((fake) => fake.close()));
+});
+
+function answer(args: string[]): string | undefined {
+  const name = args[0]!.toUpperCase();
+  if (name === 'HELLO') return HELLO_3_REPLY;
+  if (name === 'CLIENT' || name === 'QUIT') return '+OK\r\n';
+  if (name === 'PING') return '+PONG\r\n';
+  if (name === 'GET') return `$${Buffer.byteLength(args[1]!)}\r\n${args[1]}\r\n`;
+  return '-ERR unexpected\r\n';
+}
+
+describe('a MOVING without an endpoint', () => {
+  it("waits half the announced time on the client's clock", async () => {
+    const target = await startFakeServer({ script: [], fallback: answer });
+    fakes.push(target);
+    const clock = parkedClock(60_000);
+    const client = await RespireClient.connect({
+      endpoints: [{ host: target.host, port: target.port }],
+      clock,
+    });
+    clients.push(client);
+    // MOVING seq 7, 3600 s, no endpoint: reconnect to the configured one after 1800 s.
+    await (await target.connection(0)).send('>4\r\n$6\r\nMOVING\r\n:7\r\n:3600\r\n_\r\n');
+    await waitUntil(
+      'the handoff timer',
+      async () => (clock.parked.some((timer) => timer.delayMs === 1_800_000) ? true : 'not on the clock'),
+      { timeoutMs: 3_000 },
+    );
+    for (const timer of clock.parked.filter((parked) => parked.delayMs === 1_800_000)) timer.fire();
+    await target.connection(1);
+    expect(await client.get('moved')).toBe('moved');
+    const second = await target.connection(1);
+    expect(second.commands.some(([name, key]) => name === 'GET' && key === 'moved')).toBe(true);
+  });
+});
