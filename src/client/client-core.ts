@@ -247,8 +247,7 @@ export class ClientCore extends Commander {
     return new Transaction({
       route: (entries) => {
         if (this.cache !== undefined) for (const entry of entries) this.cache.cache.sending(entry);
-        const node = this.router.transactionNode(entries);
-        return node instanceof Error ? node : this.transactionPlace(node);
+        return this.placeTransaction(entries);
       },
       commandTimeout: this.options.commandTimeout,
       clock: this.options.clock,
@@ -367,6 +366,12 @@ export class ClientCore extends Commander {
       if (pause !== undefined) await new Promise<void>((resolve, reject) => pause(resolve, reject));
       return this.watchOn(next.node, keys, hops + 1);
     }
+  }
+
+  /** @internal Where a transaction of `entries` goes now: multi(), and a failover switch moving one. */
+  placeTransaction(entries: readonly Command<unknown>[]): TransactionPlace | Error {
+    const node = this.router.transactionNode(entries);
+    return node instanceof Error ? node : this.transactionPlace(node);
   }
 
   /** A node's pipeline for a transaction, and where it goes after a MOVED or ASK (Cluster). */

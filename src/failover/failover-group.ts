@@ -252,7 +252,13 @@ export class RespireFailoverGroup implements MemberSource {
     // Committed before anything moves or any listener runs: new commands already go to `to`.
     this.activeMember = to;
     this.switchedAt = this.clock.now();
-    handOver(from.client!, to, from.name, (error, event) => this.switchErrors.report(error, event));
+    handOver(
+      from.client!,
+      to,
+      from.name,
+      (error, event) => this.switchErrors.report(error, event),
+      (entries) => this.client.placeTransaction(entries),
+    );
     this.telemetry.switched(from.name, to.name, reason);
     for (const listener of [...this.listeners]) {
       try {

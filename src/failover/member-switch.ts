@@ -2,10 +2,12 @@
 // failover group's new active member"). Commands the old member has not accepted (never written)
 // move to the new member and are admitted there by its circuit, keeping their acquire deadline, so
 // none waits longer than it would have; written commands stay and finish or fail where they are,
-// never replayed. A transaction stays whole on the old member (its parts cannot be split across
-// members). WATCH sessions of the old member end with an error saying why; confirmed subscriptions
-// are made again on the new member and dropped from the old one.
+// never replayed. A transaction nothing of which is written moves whole, steps in order, to where
+// the new member puts its keys (its parts are never split across members or routed one by one).
+// WATCH sessions of the old member end with an error saying why; confirmed subscriptions are made
+// again on the new member and dropped from the old one.
 import type { PubSubErrorEvent, PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
+import type { TransactionPlacer } from '../client/transactions/transaction-run.js';
 import { ClusterAttempt } from '../cluster/cluster-attempt.js';
 import { RespireConnectionError } from '../errors.js';
 import { type Command, CommandFlags } from '../transport/command.js';
@@ -19,6 +21,7 @@ export function handOver(
   to: Member,
   fromName: string,
   report: SwitchPubSubReporter,
+  placeTransaction: TransactionPlacer,
 ): void {
   const target = to.client!;
   const router = target.memberRouter;
@@ -28,12 +31,13 @@ export function handOver(
   );
   for (const node of from.nodes) {
     for (const command of node.main.takeUnwritten(outsideTransaction)) router.send(callerCommand(command));
+    node.transactions.moveUnwritten(node.main, placeTransaction);
     node.sessions.endAll(ended);
   }
   moveSubscriptions(from, target, to.name, report);
 }
 
-/** MULTI and the steps behind it are written together or not at all (transaction-run.ts). */
+/** MULTI and the steps behind it move with their transaction (TransactionRun.moveWhole), not one by one. */
 function outsideTransaction(command: Command<unknown>): boolean {
   return (command.flags & CommandFlags.TransactionStep) === 0 && command.name !== 'MULTI';
 }

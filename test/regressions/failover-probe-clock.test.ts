@@ -3,9 +3,9 @@
 // start through startTimer on the clock the members' options give.
 import { describe, expect, it } from 'vitest';
 import { recordSwitches, useGroups } from '../failover/support.js';
+import { parkedClock } from '../kit/parked-clock.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { waitUntil } from '../kit/wait-until.js';
-import { parkedClock } from '../kit/parked-clock.js';
 
 const east = useRedisServer();
 const west = useRedisServer();

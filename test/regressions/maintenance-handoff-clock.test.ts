@@ -5,8 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RespireClient } from '../../src/index.js';
 import { type FakeServer, HELLO_3_REPLY, startFakeServer } from '../kit/fake-server.js';
-import { waitUntil } from '../kit/wait-until.js';
 import { parkedClock } from '../kit/parked-clock.js';
+import { waitUntil } from '../kit/wait-until.js';
 
 const fakes: FakeServer[] = [];
 const clients: RespireClient[] = [];

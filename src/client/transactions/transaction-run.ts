@@ -109,7 +109,20 @@ export class TransactionTracker {
   replaced(place: TransactionPlace): void {
     for (const run of [...this.runs]) run.onNodeReplaced(place);
   }
+
+  /** A failover group switched members: each run nothing of which is written moves (moveWhole). */
+  moveUnwritten(from: UnwrittenSource, placeFor: TransactionPlacer): void {
+    for (const run of [...this.runs]) run.moveWhole(from, placeFor);
+  }
 }
+
+/** The queue a run's steps wait in (a Channel): they are taken out of it to move. */
+export interface UnwrittenSource {
+  takeUnwritten(select: (command: Command<unknown>) => boolean): Command<unknown>[];
+}
+
+/** Where a transaction of these entries goes now, or why it cannot go anywhere. */
+export type TransactionPlacer = (entries: readonly Command<unknown>[]) => TransactionPlace | Error;
 
 /** One wire command of a transaction. Its promise is never observed; outcomes go to the run. */
 class TransactionStep extends Command<RespValue> {
@@ -262,6 +275,27 @@ export class TransactionRun implements AbortTarget {
     );
     this.dropUnwritten(error);
     this.end(error, false);
+  }
+
+  /**
+   * A failover group switched members (member-switch.ts; seed 000 "Retries": a failover group's
+   * new active member admits it). With nothing written, the run's steps leave `from` whole and in
+   * order, keeping their acquire deadlines, for the place `placeFor` gives its entries, where MULTI
+   * is admitted afresh; a refused place ends it unsent. A run partly written stays (onNodeReplaced
+   * of the old node's own closing ends it).
+   */
+  moveWhole(from: UnwrittenSource, placeFor: TransactionPlacer): void {
+    if (this.ended || this.steps[0]?.state !== CommandState.Queued) return;
+    const own = new Set<unknown>(this.steps);
+    const steps = from.takeUnwritten((command) => own.has(command));
+    const place = placeFor(this.entries);
+    if (place instanceof Error) {
+      this.options.tracker?.delete(this);
+      this.end(place, false);
+      return;
+    }
+    this.onNodeReplaced(place);
+    for (const step of steps) place.target.enqueue(step);
   }
 
   /**
