@@ -6,6 +6,7 @@
 import { RespireAuthenticationError, RespireConnectionError, RespireTimeoutError } from '../../errors.js';
 import type { Command } from '../../transport/command.js';
 import type { Clock } from '../../util/clock.js';
+import { startTimer, stopTimer, type Timer } from '../../util/timers.js';
 
 export interface BlockingHoldOptions {
   readonly acquireTimeout: number;
@@ -16,7 +17,7 @@ export interface BlockingHoldOptions {
 
 interface Held {
   readonly error: unknown;
-  readonly timer: ReturnType<typeof setTimeout>;
+  readonly timer: Timer;
 }
 
 export class BlockingHold {
@@ -43,11 +44,15 @@ export class BlockingHold {
     if (command.deadline === 0) command.deadline = now + this.options.acquireTimeout;
     const left = command.deadline - now;
     if (left <= 0) return false;
-    const timer = setTimeout(() => {
-      this.held.delete(command);
-      command.reject(error);
-    }, left);
-    timer.unref?.();
+    const timer = startTimer(
+      this.options.clock,
+      () => {
+        this.held.delete(command);
+        command.reject(error);
+      },
+      left,
+      true,
+    );
     this.held.set(command, { error, timer });
     // Aborted while held: let it go at once.
     command.promise.then(
@@ -86,7 +91,7 @@ export class BlockingHold {
   private release(command: Command<unknown>): void {
     const entry = this.held.get(command);
     if (entry === undefined) return;
-    clearTimeout(entry.timer);
+    stopTimer(this.options.clock, entry.timer);
     this.held.delete(command);
   }
 }

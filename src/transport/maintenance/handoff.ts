@@ -9,6 +9,8 @@
 // together, so it moves only whole, before acceptance. If the replacement cannot be opened, writes
 // resume on the old connection.
 import type { RespireEndpoint } from '../../errors.js';
+import type { Clock } from '../../util/clock.js';
+import { sleep } from '../../util/timers.js';
 import type { Connection } from '../connection.js';
 import type { MaintenanceNotification } from './notifications.js';
 
@@ -32,8 +34,9 @@ const QUIT_BOUND_MS = 1000;
 export async function handOff(
   channel: HandoffChannel,
   moving: Extract<MaintenanceNotification, { kind: 'moving' }>,
+  clock: Clock,
 ): Promise<void> {
-  if (moving.to === null) await new Promise((resolve) => setTimeout(resolve, (moving.timeS * 1000) / 2));
+  if (moving.to === null) await sleep(clock, (moving.timeS * 1000) / 2);
   const old = channel.current;
   if (old === undefined) return;
   channel.pauseWrites(true);

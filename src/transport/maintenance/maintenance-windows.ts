@@ -21,7 +21,8 @@ export class MaintenanceWindows {
   constructor(
     /** The relaxed timeout, ms (`maintenanceRelaxedTimeout`). */
     readonly relaxedTimeoutMs: number,
-    private readonly clock: Clock,
+    /** The endpoint's clock, which a MOVING's wait runs on too (maintenance.ts). */
+    readonly clock: Clock,
   ) {}
 
   /**

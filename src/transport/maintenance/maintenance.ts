@@ -42,7 +42,7 @@ export class Maintenance {
     this.windows.apply({ kind: 'start', type: 'MOVING', seq, timeS });
     if (!this.handoffs || this.moving === seq) return true;
     this.moving = seq;
-    handOff(channel, notification).finally(() => {
+    handOff(channel, notification, this.windows.clock).finally(() => {
       if (this.moving === seq) this.moving = undefined;
       this.windows.apply({ kind: 'end', type: 'MOVED', seq });
     });
