@@ -2,7 +2,7 @@
 // `latest.json`, each figure's ratio, so a change's effect on speed is one command away. Figures
 // match by suite, case, client and unit; only the suites this run has are compared. Pure
 // functions of the rows, so they are tested on fixture JSON.
-import { formatValue, higherIsBetter } from './report.js';
+import { alignColumns, formatValue, higherIsBetter, perSuite } from './report.js';
 import type { BenchResult } from './suite.js';
 
 export interface FigureChange {
@@ -70,11 +70,10 @@ export function verdict(change: FigureChange): string {
 
 /** The comparison as an aligned text table, one block per suite. */
 export function formatComparison(changes: readonly FigureChange[], beforeLabel: string): string {
-  const blocks: string[] = [];
-  for (const suite of new Set(changes.map((c) => c.suite))) {
+  const blocks = perSuite(changes, (suite, ofSuite) => {
     const lines: string[][] = [['case', 'client', 'unit', 'before', 'after', 'after/before', '']];
     let previousCase: string | undefined;
-    for (const c of changes.filter((change) => change.suite === suite)) {
+    for (const c of ofSuite) {
       lines.push([
         c.case === previousCase ? '' : c.case,
         c.client,
@@ -86,17 +85,7 @@ export function formatComparison(changes: readonly FigureChange[], beforeLabel: 
       ]);
       previousCase = c.case;
     }
-    const widths = lines[0]!.map((_, column) => Math.max(...lines.map((line) => line[column]!.length)));
-    const numeric = new Set([3, 4, 5]);
-    const body = lines.map((line) =>
-      line
-        .map((cell, column) =>
-          numeric.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!),
-        )
-        .join('  ')
-        .trimEnd(),
-    );
-    blocks.push([`${suite} (before: ${beforeLabel})`, ...body].join('\n'));
-  }
-  return `${blocks.join('\n\n')}\n(+ better, - worse, = within ${UNCHANGED_PERCENT}%, by each unit's direction; expect ±20–30% between runs on a shared machine)`;
+    return [`${suite} (before: ${beforeLabel})`, ...alignColumns(lines, new Set([3, 4, 5]))].join('\n');
+  });
+  return `${blocks}\n(+ better, - worse, = within ${UNCHANGED_PERCENT}%, by each unit's direction; expect ±20–30% between runs on a shared machine)`;
 }

@@ -3,7 +3,7 @@
 // configuration of that run comes first, and its ratio to each peer at its defaults beside it
 // (issue 17: every peer appears at its defaults and at its fastest setting). Pure functions of
 // the rows, so they are tested on fixture JSON.
-import { formatValue, higherIsBetter, isRespire, respireRatio } from './report.js';
+import { formatValue, higherIsBetter, isRespire, perSuite, respireRatio } from './report.js';
 import type { BenchResult } from './suite.js';
 
 /** Units whose ratios mean something: rates, and costs where lower is better. */
@@ -120,13 +120,5 @@ function valuesTable(rows: readonly BenchResult[]): string {
 
 /** Every suite's markdown, in the order the suites' rows appear. */
 export function formatMarkdown(results: readonly BenchResult[]): string {
-  const suites = [...new Set(results.map((r) => r.suite))];
-  return suites
-    .map((suite) =>
-      formatSuiteMarkdown(
-        suite,
-        results.filter((r) => r.suite === suite),
-      ),
-    )
-    .join('\n\n');
+  return perSuite(results, formatSuiteMarkdown);
 }

@@ -100,14 +100,20 @@ export function formatSuiteTable(suite: string, rows: readonly BenchResult[]): s
     ]);
     previousCase = row.case;
   }
+  return [suite, ...alignColumns(lines, new Set([2]))].join('\n');
+}
+
+/** Rows of cells as text lines, columns two spaces apart at their widest cell's width; `numeric` ones right-aligned. */
+export function alignColumns(lines: readonly (readonly string[])[], numeric: ReadonlySet<number>): string[] {
   const widths = lines[0]!.map((_, column) => Math.max(...lines.map((line) => line[column]!.length)));
-  const body = lines.map((line) =>
+  return lines.map((line) =>
     line
-      .map((cell, column) => (column === 2 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+      .map((cell, column) =>
+        numeric.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!),
+      )
       .join('  ')
       .trimEnd(),
   );
-  return [suite, ...body].join('\n');
 }
 
 /** Whether a higher value of `unit` is better: rates (units ending in `/s`) are. */
@@ -135,15 +141,22 @@ export function formatValue(value: number): string {
   return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
 }
 
-/** Every suite's table, in the order the suites' rows appear. */
-export function formatTables(results: readonly BenchResult[]): string {
-  const suites = [...new Set(results.map((row) => row.suite))];
-  return suites
+/** `format` of each suite's rows, in the order the suites' rows appear, a blank line apart. */
+export function perSuite<Row extends { readonly suite: string }>(
+  rows: readonly Row[],
+  format: (suite: string, rows: readonly Row[]) => string,
+): string {
+  return [...new Set(rows.map((row) => row.suite))]
     .map((suite) =>
-      formatSuiteTable(
+      format(
         suite,
-        results.filter((row) => row.suite === suite),
+        rows.filter((row) => row.suite === suite),
       ),
     )
     .join('\n\n');
+}
+
+/** Every suite's table, in the order the suites' rows appear. */
+export function formatTables(results: readonly BenchResult[]): string {
+  return perSuite(results, formatSuiteTable);
 }

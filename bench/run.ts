@@ -10,7 +10,8 @@
 // primaries and three replicas, started on the first call and stopped when the run ends.
 //
 // Environment: REDIS_URL uses that server instead of starting one; BENCH_WORKER_NODE_ARGS passes
-// node flags to the workers, e.g. `--cpu-prof --cpu-prof-dir=prof` for one profile per contender.
+// node flags to the workers, e.g. `--cpu-prof --cpu-prof-dir=prof` for one profile per contender;
+// BENCH_RESPIRE_COMMAND_TIMEOUT sets the `client` suite's Respire commandTimeout (its tests' room).
 //
 // Scenario suites (`runsLast: true`, such as the outage scenario) run after the throughput suites
 // when no `--only` is given; `--blip <seconds>` sets the outage scenario's blip (RunSettings).

@@ -6,6 +6,7 @@ import { RespireClient, RespireError, type RespireOptions } from '../../src/inde
 import { SOCKET_FACTORY } from '../../src/transport/socket-factory.js';
 import { seededRandom } from '../kit/seeded-random.js';
 import { drawFaults, FaultPlan } from './faults.js';
+import { watchGlobalTimers } from './global-timers.js';
 import { checkRun, type Transition } from './invariants.js';
 import { SimNetwork } from './network.js';
 import { SimRedis } from './redis.js';
@@ -32,6 +33,18 @@ const ENDPOINT = { host: 'sim-redis', port: 6379 };
 const QUIET_LIMIT_MS = 120_000;
 
 export async function runSeed(seed: number, runOptions: RunOptions = {}): Promise<RunResult> {
+  const globalTimers = new Set<string>();
+  const restore = watchGlobalTimers(globalTimers);
+  try {
+    const result = await simulate(seed, runOptions);
+    for (const timer of globalTimers) result.violations.push(`the client started a global ${timer}`);
+    return result;
+  } finally {
+    restore();
+  }
+}
+
+async function simulate(seed: number, runOptions: RunOptions): Promise<RunResult> {
   const root = seededRandom(seed);
   const configRandom = root.fork();
   const faultRandom = root.fork();

@@ -2,10 +2,19 @@
 // Redis, a few hundred seeds per `npm test`; `npm run simulate -- --seeds 100000` runs many more.
 // A failing seed prints the one line that replays it and the trace leading to what broke.
 import { describe, expect, it } from 'vitest';
+import {
+  RespireCircuitOpenError,
+  RespireConnectionError,
+  RespireProtocolError,
+  RespireTimeoutError,
+} from '../../src/errors.js';
+import { systemClock } from '../../src/util/clock.js';
+import { startTimer, stopTimer } from '../../src/util/timers.js';
+import { watchGlobalTimers } from './global-timers.js';
 import { checkRun, type RunFacts } from './invariants.js';
 import { failureReport } from './report.js';
 import { runSeed } from './run.js';
-import type { Op } from './workload.js';
+import { CHANNEL, type Op } from './workload.js';
 
 /** Seeds per `npm test`; SIM_START moves the window (the CLI explores further). */
 const SEEDS = 250;
@@ -24,6 +33,23 @@ describe('simulation', () => {
     // Most runs get past their first connection and do real work.
     expect(ops).toBeGreaterThan(SEEDS * 30);
     expect(failures.slice(0, 2).join('\n\n')).toBe('');
+  });
+
+  it('catches a global timer started by the client, which would run outside the simulated clock', () => {
+    const found = new Set<string>();
+    const restore = watchGlobalTimers(found);
+    try {
+      stopTimer(
+        systemClock,
+        startTimer(systemClock, () => {}, 1),
+      );
+      clearTimeout(setTimeout(() => {}, 1));
+    } finally {
+      restore();
+    }
+    expect([...found]).toEqual([
+      expect.stringMatching(/^setTimeout from startTimer \(.*src[/\\]util[/\\]timers\.ts:/),
+    ]);
   });
 
   it('replays a seed exactly', async () => {
@@ -100,6 +126,92 @@ describe('invariants', () => {
     expect(checkRun({ ...run, transitions })).toEqual([
       'circuit half-opened 40 ms after opening (openDuration 100)',
       'circuit took the edge closed→half_open at 70',
+    ]);
+  });
+
+  it('catch a refused WATCH transaction whose write ran anyway, and a circuit rejection that ran', () => {
+    const refused = op({
+      kind: 'WATCH',
+      acknowledges: (value) => value !== null,
+      check: () => undefined,
+      outcome: { ok: true, value: null },
+    });
+    const rejected = op({
+      id: 2,
+      writes: ['v2'],
+      outcome: { ok: false, error: new RespireCircuitOpenError({ host: 'h', port: 1 }, 10) },
+    });
+    expect(
+      checkRun(facts([refused, rejected], [executed('SET', 'k', 'v1'), executed('SET', 'k', 'v2')])),
+    ).toEqual([
+      'op 1 (WATCH): answered null, but its writes were executed',
+      'op 2 (SET): rejected by the circuit, but was executed',
+    ]);
+  });
+
+  it('catch a write run behind an error that is not ambiguous, and accept the ambiguous ones', () => {
+    const log = [1, 2, 3, 4, 5].map((n) => executed('SET', 'k', `v${n}`));
+    const failed = (id: number, error: unknown, fields: Partial<Op> = {}) =>
+      op({ id, writes: [`v${id}`], outcome: { ok: false, error }, ...fields });
+    const plain = failed(1, new Error('boom'));
+    const written = failed(2, new RespireConnectionError('lost', { written: true }));
+    const malformed = failed(3, new RespireProtocolError('bad frame'));
+    const aborted = failed(4, new Error('aborted'), { abortedAt: 5 });
+    const unknown = failed(5, new RespireConnectionError('lost'));
+    expect(checkRun(facts([plain, written, malformed, aborted, unknown], log))).toEqual([
+      'op 1 (SET): executed without acknowledgement, and the error is not ambiguous: Error: boom',
+      'op 5 (SET): executed without acknowledgement, and the error is not ambiguous: RespireConnectionError: lost',
+    ]);
+  });
+
+  it('catch a reply timeout without a reply deadline or before it, and a closed client before close()', () => {
+    const timedOut = (ms: number) =>
+      new RespireTimeoutError('timed out', 'response', { timeoutMs: ms, written: true });
+    const noDeadline = op({ writes: [], noReplyDeadline: true, outcome: { ok: false, error: timedOut(50) } });
+    const early = op({ id: 2, writes: [], end: 30, outcome: { ok: false, error: timedOut(50) } });
+    const onTime = op({ id: 3, writes: [], end: 50, outcome: { ok: false, error: timedOut(50) } });
+    const closed = new RespireConnectionError('the client is closed', { written: false });
+    const closedEarly = op({
+      id: 4,
+      writes: [],
+      timeoutMs: 0,
+      end: 999,
+      outcome: { ok: false, error: closed },
+    });
+    const closedLate = op({
+      id: 5,
+      writes: [],
+      timeoutMs: 0,
+      end: 1000,
+      outcome: { ok: false, error: closed },
+    });
+    expect(checkRun(facts([noDeadline, early, onTime, closedEarly, closedLate]))).toEqual([
+      'op 1 (SET): has no reply deadline, but timed out: RespireTimeoutError: timed out',
+      'op 2 (SET): timed out after 30 ms of 50: RespireTimeoutError: timed out',
+      'op 4 (SET): told the client is closed before close()',
+    ]);
+  });
+
+  it('catch a message never published, heard twice, out of order, or on a channel never subscribed', () => {
+    const published = ['m1', 'm2'].map((message) => executed('PUBLISH', CHANNEL, message));
+    const heard = (...messages: string[]) => messages.map((message) => ({ message, channel: CHANNEL }));
+    const run = (messages: RunFacts['heard']) => checkRun({ ...facts([], published), heard: messages });
+    expect(run(heard('m2'))).toEqual([]);
+    expect(run(heard('m3'))).toEqual(['heard m3, which was never published']);
+    expect(run(heard('m1', 'm1'))).toEqual(['heard m1 twice']);
+    expect(run(heard('m2', 'm1'))).toEqual(['heard m1 out of publish order']);
+    expect(run([{ message: 'm1', channel: 'other' }])).toEqual([
+      'heard m1 on other, which was never subscribed',
+    ]);
+  });
+
+  it('catch a transition from a state the circuit was not in', () => {
+    const transitions = [
+      { from: 'closed', to: 'open', time: 10 },
+      { from: 'closed', to: 'open', time: 20 },
+    ];
+    expect(checkRun({ ...facts([]), transitions })).toEqual([
+      'circuit went closed→open at 20, but it was open',
     ]);
   });
 });

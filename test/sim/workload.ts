@@ -155,6 +155,14 @@ export class Workload {
     return `k${this.random.int(0, KEYS - 1)}`;
   }
 
+  /** A key drawn for op `id`'s write and the value `v<id>` it writes there, recorded for reads. */
+  private freshWrite(id: number): { key: string; token: string } {
+    const key = this.key();
+    const token = `v${id}`;
+    this.tokens.keyOf.set(token, key);
+    return { key, token };
+  }
+
   private single(client: RespireClient): void {
     const { options, timeoutMs, abort } = this.options(true);
     const id = this.nextId;
@@ -162,9 +170,7 @@ export class Workload {
     const r = this.random.next();
     let op: Op;
     if (r < 0.3) {
-      const key = this.key();
-      const token = `v${id}`;
-      this.tokens.keyOf.set(token, key);
+      const { key, token } = this.freshWrite(id);
       op = this.record('SET', client.set(key, token, options), {
         writes: [token],
         timeoutMs,
@@ -232,9 +238,7 @@ export class Workload {
       const id = this.nextId;
       let op: Op;
       if (this.random.chance(0.5)) {
-        const key = this.key();
-        const token = `v${id}`;
-        this.tokens.keyOf.set(token, key);
+        const { key, token } = this.freshWrite(id);
         op = this.record('batch SET', batch.set(key, token, options), {
           writes: [token],
           timeoutMs,
@@ -257,9 +261,7 @@ export class Workload {
   private transaction(client: RespireClient): void {
     const tx = client.multi();
     const id = this.nextId;
-    const key = this.key();
-    const token = `v${id}`;
-    this.tokens.keyOf.set(token, key);
+    const { key, token } = this.freshWrite(id);
     void tx.set(key, token);
     void tx.incrby(`c${id}`, id);
     const { options, timeoutMs, abort } = this.options(false);
@@ -279,9 +281,7 @@ export class Workload {
    */
   private watched(client: RespireClient): void {
     const id = this.nextId;
-    const key = this.key();
-    const token = `v${id}`;
-    this.tokens.keyOf.set(token, key);
+    const { key, token } = this.freshWrite(id);
     const run = async (): Promise<unknown> => {
       const session = await client.watch(key);
       try {
