@@ -1,7 +1,10 @@
 // Waiting between discovery rounds (issue 12: "on a mismatch back off and ask again"; PROTOCOL.md
 // §3.4: "wait a few hundred ms"): bounded exponential with jitter from the injected random source,
-// on an unref'd timer (no timer keeps the process alive), cut short by a hint or by close.
+// on an unref'd timer of the client's clock (util/timers.ts: a simulation runs it in its own time;
+// no timer keeps the process alive), cut short by a hint or by close.
+import type { Clock } from '../util/clock.js';
 import type { RandomSource } from '../util/random.js';
+import { startTimer, stopTimer } from '../util/timers.js';
 
 /** First delay ceiling and the largest one, ms. */
 export const BACKOFF_MIN_MS = 100;
@@ -23,16 +26,17 @@ export function backoffDelay(attempt: number, random: RandomSource): number {
 export class Wakeup {
   private readonly sleepers = new Set<() => void>();
 
+  constructor(private readonly clock: Clock) {}
+
   /** Resolves after `delayMs` or at the next `wake()`, whichever comes first. Never rejects. */
   pause(delayMs: number): Promise<void> {
     return new Promise((resolve) => {
       const done = (): void => {
-        clearTimeout(timer);
+        stopTimer(this.clock, timer);
         this.sleepers.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, delayMs);
-      timer.unref();
+      const timer = startTimer(this.clock, done, delayMs, true);
       this.sleepers.add(done);
     });
   }

@@ -9,6 +9,7 @@ import { Command, CommandFlags } from '../transport/command.js';
 import { connect } from '../transport/connect.js';
 import type { Connection } from '../transport/connection.js';
 import { RingQueue } from '../util/ring-queue.js';
+import { Ticker } from '../util/ticker.js';
 import type { DiscoveryContext } from './ask-in-turn.js';
 import { backoffDelay, Wakeup } from './backoff.js';
 import { EVENT_CHANNELS, readEvent, type SentinelEvent } from './events.js';
@@ -28,13 +29,15 @@ export class EventMonitor {
   private connection: Connection | undefined;
   private subscribedTo: RespireEndpoint | undefined;
   private stopped = false;
-  private readonly wakeup = new Wakeup();
+  private readonly wakeup: Wakeup;
   private firstRound: Promise<void> | undefined;
 
   constructor(
     private readonly context: DiscoveryContext,
     private readonly listener: MonitorListener,
-  ) {}
+  ) {
+    this.wakeup = new Wakeup(context.clock);
+  }
 
   /** The sentinel whose events arrive now, if any. */
   get sentinel(): RespireEndpoint | undefined {
@@ -123,10 +126,10 @@ export class EventMonitor {
     }
     this.connection = connection;
     this.subscribedTo = sentinel;
-    const pinger = setInterval(() => this.ping(connection, timeoutMs), MONITOR_PING_MS);
-    pinger.unref();
+    // On the client's clock, unref'd (util/ticker.ts), as every timer of the client.
+    const pinger = new Ticker(this.context.clock, MONITOR_PING_MS, () => this.ping(connection, timeoutMs));
     void ended.then(() => {
-      clearInterval(pinger);
+      pinger.stop();
       if (this.connection === connection) {
         this.connection = undefined;
         this.subscribedTo = undefined;

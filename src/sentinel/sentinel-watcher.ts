@@ -87,7 +87,7 @@ export class SentinelWatcher {
       clock: options.clock,
       random: options.random,
       sentinels: new SentinelList(options.sentinel.endpoints),
-      wakeup: new Wakeup(),
+      wakeup: new Wakeup(options.clock),
       closed: () => lifecycle.closed,
     };
     const primary = await resolvePrimary(context);

@@ -117,9 +117,11 @@ export class Channel implements HandoffChannel {
       return;
     }
     const gate = this.options.gate;
-    if (gate !== undefined && this.connection === undefined) {
-      // No connection to write on: an open circuit rejects at once instead of letting it wait.
-      const rejection = gate.checkWithoutConnection(command);
+    if (gate !== undefined) {
+      // An open circuit rejects at once (issue 11: not at the flush, behind other microtasks);
+      // with no connection to write on, past the open delay too, instead of letting it wait.
+      const rejection =
+        this.connection === undefined ? gate.checkWithoutConnection(command) : gate.rejectWhileOpen(command);
       if (rejection !== undefined) {
         command.reject(rejection);
         return;

@@ -8,8 +8,10 @@ import {
   RespireCircuitOpenError,
   type RespireClient,
   RespireConnectionError,
+  RespireMetricGroups,
   RespireTimeoutError,
 } from '../../src/index.js';
+import { RecordingMeter } from '../client/circuit-kit.js';
 import type { ClusterNode } from '../kit/redis-cluster.js';
 import { useRedisCluster } from '../kit/vitest-redis.js';
 import {
@@ -105,6 +107,34 @@ describe('a black-holed primary', () => {
     // Nothing reached the node.
     expect(await cluster.command(sick, ['EXISTS', sickKeys[3]!])).toBe(0);
     expect(await redis.get(wellKey)).toBe('w');
+  });
+
+  it('rejects a command to the open node in the call itself, before any microtask (issue 11 blip)', async () => {
+    const meter = new RecordingMeter();
+    const redis = await open({ meter, metricGroups: [RespireMetricGroups.Resiliency] });
+    const [sick, well] = cluster.primaries as [ClusterNode, ClusterNode];
+    const sickKeys = keysOn(sick, 'enqueue');
+    const wellKey = keysOn(well, 'enqueueok', 1)[0]!;
+    await redis.set(wellKey, 'w');
+    // The blip: the node stays black-holed, and the client has opened a new connection to it
+    // (the old one was unresponsive), whose handshake hangs in the black hole.
+    await redis.get(sickKeys[0]!);
+    const proxy = kit.proxied.proxyOf(sick);
+    const accepted = proxy.connectionsAccepted;
+    await proxy.setMode('blackhole');
+    const failures = await Promise.all(sickKeys.slice(0, 3).map((key) => outcome(redis.get(key))));
+    for (const failure of failures) expect(failure).toBeInstanceOf(RespireTimeoutError);
+    expect(redis.circuitOf(kit.proxied.dialled(sick))?.state).toBe('open');
+    await proxy.waitForConnectionsAccepted(accepted + 1);
+    const rejections = () => meter.of('respire.circuit.rejections').length;
+    const before = rejections();
+    // The healthy node's command first: the sick node's rejection does not wait behind its flush.
+    const well1 = redis.get(wellKey);
+    const rejected = outcome(redis.get(sickKeys[3]!));
+    expect(rejections()).toBe(before + 1);
+    expectRejectedBy(await rejected, sick);
+    expect(await well1).toBe('w');
+    expect(rejections()).toBe(before + 1);
   });
 });
 

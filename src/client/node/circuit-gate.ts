@@ -236,6 +236,21 @@ export class CircuitGate implements AdmissionGate {
     return undefined;
   }
 
+  /**
+   * Queued on a live connection: while the circuit is open and within its open duration, the
+   * admission at the flush would reject it, so it is rejected now (issue 11: a sick Cluster node's
+   * callers waited behind every other node's microtasks for it). Nothing is taken and nothing is
+   * decided otherwise: past the deadline, half-open and closed, `admit` decides at the write. One
+   * state read per command while closed.
+   */
+  rejectWhileOpen(command: Command<unknown>): Error | undefined {
+    const breaker = this.breaker;
+    if (breaker === undefined || breaker.state !== 'open' || (command.flags & UNCHECKED) !== 0)
+      return undefined;
+    const code = breaker.check();
+    return code === AdmitRejection.Open ? this.rejection(code) : undefined;
+  }
+
   /** No connection came in time: a failure, unless the circuit rejects it first (seed 000). */
   selectionFailed(command: Command<unknown>, error: RespireError): Error {
     if ((command.flags & UNCHECKED) !== 0) return error;

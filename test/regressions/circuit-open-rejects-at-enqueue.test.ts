@@ -1,0 +1,62 @@
+// Regression (issue 11, the cluster blip): a command to an endpoint whose circuit is open, with its
+// connection up, was queued and rejected only at the channel's flush, a microtask later, behind
+// every other microtask of the tick (other nodes' flushes and replies): the sick node's callers
+// waited 4–5 ms at p99 for a rejection that was decided before the call returned. While the circuit
+// is open and within its open duration, the command is rejected as it is queued (seed 000
+// "Rejections": nothing is sent), so the rejection is observable before any microtask runs.
+import { expect, it } from 'vitest';
+import { RespireCircuitOpenError, RespireMetricGroups } from '../../src/index.js';
+import { RecordingMeter, tripByRefusal, useCircuitRigs } from '../client/circuit-kit.js';
+import { outcome } from '../client/support.js';
+import { useRedisServer } from '../kit/vitest-redis.js';
+
+const rigs = useCircuitRigs(useRedisServer());
+
+it('a command to an open endpoint with a live connection is rejected before any microtask runs', async () => {
+  const meter = new RecordingMeter();
+  const rig = await rigs.open({
+    circuitBreaker: { openDuration: 60_000 },
+    meter,
+    metricGroups: [RespireMetricGroups.Resiliency],
+  });
+  const { client, proxy, circuit } = rig;
+  await tripByRefusal(rig);
+  expect(circuit.state).toBe('open');
+  // tripByRefusal left the shared connection up: the command finds a connection to queue on.
+  const rejections = () => meter.of('respire.circuit.rejections').length;
+  const before = rejections();
+  const bytes = proxy.bytesFromClient;
+  const get = outcome(client.get('open:enqueue'));
+  // Synchronously, in the call itself: the circuit said no.
+  expect(rejections()).toBe(before + 1);
+  const result = await get;
+  expect(result.error).toBeInstanceOf(RespireCircuitOpenError);
+  expect((result.error as RespireCircuitOpenError).retryAfter).toBeGreaterThan(50_000);
+  expect(rejections()).toBe(before + 1);
+  expect(proxy.bytesFromClient).toBe(bytes);
+  expect(circuit.state).toBe('open');
+});
+
+it('a transaction to an open endpoint is rejected as it is queued, its entries unsent', async () => {
+  const meter = new RecordingMeter();
+  const rig = await rigs.open({
+    circuitBreaker: { openDuration: 60_000 },
+    meter,
+    metricGroups: [RespireMetricGroups.Resiliency],
+  });
+  const { client, proxy, circuit } = rig;
+  await tripByRefusal(rig);
+  expect(circuit.state).toBe('open');
+  const rejections = () => meter.of('respire.circuit.rejections').length;
+  const before = rejections();
+  const bytes = proxy.bytesFromClient;
+  const tx = client.multi();
+  tx.set('open:tx', '1');
+  tx.get('open:tx');
+  const result = await outcome(tx.exec());
+  expect(result.error).toBeInstanceOf(RespireCircuitOpenError);
+  // One rejection for the transaction (MULTI's admission), nothing written.
+  expect(rejections()).toBe(before + 1);
+  expect(proxy.bytesFromClient).toBe(bytes);
+  expect(circuit.state).toBe('open');
+});
