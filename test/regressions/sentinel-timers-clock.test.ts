@@ -7,7 +7,7 @@ import { Wakeup } from '../../src/sentinel/backoff.js';
 import { MONITOR_PING_MS } from '../../src/sentinel/event-monitor.js';
 import { useRedisSentinel } from '../kit/vitest-redis.js';
 import { waitUntil } from '../kit/wait-until.js';
-import { parkedClock } from './parked-clock.js';
+import { parkedClock } from '../kit/parked-clock.js';
 import { sentinelClient } from './sentinel-support.js';
 
 const group = useRedisSentinel();
