@@ -3,10 +3,9 @@
 // holds them all; when the router hears that node failed (its shared connection lost or replaced
 // as unresponsive, a reconnect failed, or a new map no longer lists it as online; not a single slow
 // command, since a move loses what is published meanwhile) they move to
-// another live primary. The old node's registry drops them first: a message its connection still
-// brings is then no one's, so a node that comes back delivers nothing twice, and the UNSUBSCRIBE
-// sent there (or the replacement of its silent connection) ends them on the server.
+// another live primary (client/pubsub/move-subscriptions.ts).
 import type { EndpointNode } from '../client/node/endpoint-node.js';
+import { moveSubscriptions } from '../client/pubsub/move-subscriptions.js';
 
 export class ClassicSubscriptions {
   private holder: EndpointNode | undefined;
@@ -33,18 +32,11 @@ export class ClassicSubscriptions {
     const next = this.pick(node);
     if (next === undefined) return; // the only one: it keeps them and restores them on reconnect
     this.holder = next;
-    for (const { kind, name, listeners } of node.subscriber.confirmedSubscriptions()) {
-      if (kind === 'shard') continue; // on their slot's owner; they follow the slot
-      node.subscriber.unsubscribe(kind, name).catch(ignore);
-      for (const listener of listeners) {
-        next.subscriber
-          .subscribe(kind, name, listener)
-          .catch((error: unknown) =>
-            next.subscriber.report(error, { source: 'restore', kind, names: [name] }),
-          );
-      }
-    }
+    // Shard channels stay: they are on their slot's owner and follow the slot.
+    moveSubscriptions(
+      node,
+      (kind) => kind !== 'shard',
+      () => next,
+    );
   }
 }
-
-function ignore(): void {}

@@ -11,7 +11,7 @@ import { endpointKey } from '../client/endpoint.js';
 import type { ClientCircuit } from '../client/node/circuit-gate.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { ResolvedOptions } from '../client/options.js';
-import type { PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
+import { moveSubscriptions } from '../client/pubsub/move-subscriptions.js';
 import { ReplicaTurns, readsFromReplica } from '../client/replica-reads.js';
 import type { Router } from '../client/router.js';
 import { RespireConnectionError, type RespireEndpoint, type RespireServerError } from '../errors.js';
@@ -177,14 +177,7 @@ export class SentinelRouter implements Router {
     old.transactions.replaced({ target: next.transactionTarget, tracker: next.transactions });
     for (const command of old.main.takeUnwritten()) next.send(command, false);
     old.moveBlocking((command) => this.resend(command));
-    // One subscribe command per kind, every name with all its listeners (not one per listener).
-    const byKind = new Map<SubscriptionKind, { names: string[]; listeners: PubSubListener[] }[]>();
-    for (const { kind, name, listeners } of old.subscriber.confirmedSubscriptions()) {
-      const entries = byKind.get(kind) ?? [];
-      entries.push({ names: [name], listeners });
-      byKind.set(kind, entries);
-    }
-    for (const [kind, entries] of byKind) next.subscriber.subscribeAll(kind, entries).catch(ignore);
+    moveSubscriptions(old, all, () => next, true);
     this.retiring.add(old);
     // Its WATCH sessions end with it (seed 000: WATCH state stays on its connection): their owners
     // learn why, not that they ended them.
@@ -250,3 +243,7 @@ function watcher0(sentinel: ResolvedSentinelOptions): RespireEndpoint {
 }
 
 function ignore(): void {}
+
+function all(): boolean {
+  return true;
+}
