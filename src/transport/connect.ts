@@ -13,6 +13,7 @@ import {
 import type { RespValue } from '../resp/types.js';
 import type { Clock } from '../util/clock.js';
 import { describeEndpoint } from '../util/describe-endpoint.js';
+import { REDACTED } from '../util/redact.js';
 import { startTimer, stopTimer } from '../util/timers.js';
 import { Connection, type ConnectionEvents } from './connection.js';
 import type { Maintenance, MaintenanceMode } from './maintenance/maintenance.js';
@@ -105,7 +106,7 @@ export async function connect(settings: ConnectionSettings, events: ConnectionEv
     return connection;
   } catch (error) {
     connection?.destroy(undefined);
-    throw asConnectionError(error, endpoint);
+    throw asConnectionError(error, endpoint, settings.password);
   } finally {
     stopTimer(settings.clock, timer);
     signal?.removeEventListener('abort', cancel);
@@ -187,6 +188,23 @@ function isUnknownCommand(error: RespireServerError): boolean {
   return error.code === 'ERR' && error.message.includes('unknown command');
 }
 
+/**
+ * A handshake reply with the password taken out (issue 17: no error carries a password). AUTH and
+ * HELLO carry it, and an error reply may quote a command's arguments: Redis answers a command it
+ * lacks (AUTH renamed away) with "ERR unknown command 'AUTH', with args beginning with: '<pw>' ".
+ * It quotes at most 128 characters and prints CR and LF as spaces, so that quote may hold the
+ * password cut or altered: it is dropped whole. Elsewhere the password itself is redacted.
+ */
+function withoutPassword(error: RespireServerError, password: string | undefined): RespireServerError {
+  if (password === undefined || password === '') return error;
+  const quote = error.message.indexOf(', with args beginning with:');
+  const message = (quote === -1 ? error.message : error.message.slice(0, quote)).replaceAll(
+    password,
+    REDACTED,
+  );
+  return message === error.message ? error : new RespireServerError(message, { endpoint: error.endpoint });
+}
+
 function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
@@ -206,12 +224,17 @@ function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /** The one place a handshake failure gets its meaning: auth refused, timeout, or connection error. */
-function asConnectionError(error: unknown, endpoint: RespireEndpoint): RespireError {
+function asConnectionError(
+  error: unknown,
+  endpoint: RespireEndpoint,
+  password: string | undefined,
+): RespireError {
   if (error instanceof RespireServerError) {
-    const message = `handshake with ${describeEndpoint(endpoint)} failed: ${error.message}`;
-    return AUTH_CODES.has(error.code)
-      ? new RespireAuthenticationError(message, { endpoint, cause: error, written: false })
-      : new RespireConnectionError(message, { endpoint, cause: error, written: false });
+    const reply = withoutPassword(error, password);
+    const message = `handshake with ${describeEndpoint(endpoint)} failed: ${reply.message}`;
+    return AUTH_CODES.has(reply.code)
+      ? new RespireAuthenticationError(message, { endpoint, cause: reply, written: false })
+      : new RespireConnectionError(message, { endpoint, cause: reply, written: false });
   }
   if (error instanceof RespireError) return error;
   return new RespireConnectionError(`cannot connect to ${describeEndpoint(endpoint)}: ${String(error)}`, {

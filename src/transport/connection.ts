@@ -195,18 +195,17 @@ export class Connection {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Sends QUIT after what is in flight and waits for the server to close the socket. */
+  /** Sends QUIT after what is in flight; resolves once the socket is closed. */
   quit(timeoutMs: number): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.quitting = true;
     return new Promise((resolve) => {
       this.socket.once('close', () => resolve());
-      // A server that stops answering must not keep close() waiting: past the deadline the
-      // connection is destroyed, which closes the socket.
-      this.request(['QUIT'], timeoutMs).then(
-        () => this.socket.end(),
-        () => this.destroy(undefined),
-      );
+      // Answered or not (a server that stops answering must not keep close() waiting past the
+      // deadline), the connection has no more use: closing it does not wait for a server that
+      // keeps its side open. Redis usually closes first, right after its answer.
+      const close = (): void => this.destroy(undefined);
+      this.request(['QUIT'], timeoutMs).then(close, close);
     });
   }
 

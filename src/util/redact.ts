@@ -31,18 +31,33 @@ export function redactOption(path: string, value: unknown): unknown {
   return isCredentialName(name) ? REDACTED : redactValue(value, 0, new Set());
 }
 
+/** A URL's scheme and `//`, as `redis://` or `rediss://` URLs and other clients' start. */
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+
 /** A string with the user info of a URL (`redis://user:pass@host`) or of `user:pass@host` replaced. */
 export function redactUserInfo(text: string): string {
   const at = text.lastIndexOf('@');
   if (at === -1) return text;
-  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(text)?.[0] ?? '';
+  const scheme = SCHEME.exec(text)?.[0] ?? '';
   return `${scheme}${REDACTED}${text.slice(at)}`;
 }
 
+/**
+ * `redactUserInfo`, and a URL's query and fragment replaced too: other clients read options from
+ * the query (ioredis: `?password=`), and Respire refuses such a URL, echoing it.
+ */
+export function redactUrl(text: string): string {
+  const redacted = redactUserInfo(text);
+  const scheme = SCHEME.exec(redacted)?.[0].length;
+  if (scheme === undefined) return redacted;
+  const query = redacted.slice(scheme).search(/[?#]/);
+  return query === -1 ? redacted : `${redacted.slice(0, scheme + query + 1)}${REDACTED}`;
+}
+
 function redactValue(value: unknown, depth: number, seen: Set<object>): unknown {
-  if (typeof value === 'string') return redactUserInfo(value);
+  if (typeof value === 'string') return redactUrl(value);
   if (value === null || typeof value !== 'object') return value;
-  if (value instanceof URL) return redactUserInfo(value.href);
+  if (value instanceof URL) return redactUrl(value.href);
   // Bytes, dates and the like hold no named fields; under a credential name they are replaced whole.
   if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer || value instanceof Date) return value;
   if (depth >= MAX_DEPTH || seen.has(value)) return REDACTED;

@@ -26,6 +26,15 @@ const CASES: [label: string, options: unknown][] = [
     { endpoints: [`redis://app:${ENCODED}@127.0.0.1:99999`] },
   ],
   ['a url of another scheme', { url: `http://app:${SECRET}@127.0.0.1:6379` }],
+  // Refused because other clients read options from the query (ioredis: `?password=`); the
+  // refusal echoed the URL, query and all.
+  ['a url with the password in its query', { url: `redis://127.0.0.1:6379/0?password=${SECRET}` }],
+  [
+    'an endpoint URL with a query after user info',
+    { endpoints: [`redis://app@127.0.0.1?password=${SECRET}`] },
+  ],
+  ['a URL object endpoint with a query', { endpoints: [new URL(`redis://127.0.0.1?password=${SECRET}`)] }],
+  ['a url with a secret in its fragment', { url: `rediss://127.0.0.1#${SECRET}` }],
   ['a url beside a different password', { url: `redis://:${SECRET}@127.0.0.1`, password: `${SECRET}-2` }],
   ['a password beside a url with another', { url: 'redis://:other@127.0.0.1', password: SECRET }],
   ['a url with a database in Cluster', { url: `redis://:${SECRET}@127.0.0.1/2`, useCluster: true }],

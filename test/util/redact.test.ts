@@ -2,7 +2,7 @@
 // value with nothing to hide keeps its identity, and that odd objects (cycles, throwing getters,
 // deep nesting) are shown as redacted rather than searched forever or crashing the error.
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactOption, redactUserInfo } from '../../src/util/redact.js';
+import { REDACTED, redactOption, redactUrl, redactUserInfo } from '../../src/util/redact.js';
 
 describe('redactOption', () => {
   it('hides a credential option whole, whatever its type', () => {
@@ -61,5 +61,19 @@ describe('redactUserInfo', () => {
     expect(redactUserInfo('rediss://:p/q@r@h')).toBe(`rediss://${REDACTED}@h`);
     expect(redactUserInfo(':p@h:1')).toBe(`${REDACTED}@h:1`);
     expect(redactUserInfo('h:6379')).toBe('h:6379');
+  });
+});
+
+describe('redactUrl', () => {
+  it('replaces the user info, and the query or fragment of a URL', () => {
+    expect(redactUrl('redis://u:p@h:6379/0?password=x')).toBe(`redis://${REDACTED}@h:6379/0?${REDACTED}`);
+    expect(redactUrl('redis://h?a=1#b')).toBe(`redis://h?${REDACTED}`);
+    expect(redactUrl('rediss://h/1#x')).toBe(`rediss://h/1#${REDACTED}`);
+    expect(redactUrl('redis://h:6379/2')).toBe('redis://h:6379/2');
+  });
+
+  it('leaves a question mark alone in text that is not a URL', () => {
+    expect(redactUrl('who?')).toBe('who?');
+    expect(redactUrl(':p@h:1')).toBe(`${REDACTED}@h:1`);
   });
 });
