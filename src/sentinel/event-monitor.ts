@@ -8,8 +8,8 @@ import type { RespValue } from '../resp/types.js';
 import { Command, CommandFlags } from '../transport/command.js';
 import { connect } from '../transport/connect.js';
 import type { Connection } from '../transport/connection.js';
+import { Periodic } from '../util/periodic.js';
 import { RingQueue } from '../util/ring-queue.js';
-import { Ticker } from '../util/ticker.js';
 import type { DiscoveryContext } from './ask-in-turn.js';
 import { backoffDelay, Wakeup } from './backoff.js';
 import { EVENT_CHANNELS, readEvent, type SentinelEvent } from './events.js';
@@ -126,8 +126,9 @@ export class EventMonitor {
     }
     this.connection = connection;
     this.subscribedTo = sentinel;
-    // On the client's clock, unref'd (util/ticker.ts), as every timer of the client.
-    const pinger = new Ticker(this.context.clock, MONITOR_PING_MS, () => this.ping(connection, timeoutMs));
+    // On the client's clock, unref'd (util/periodic.ts), as every timer of the client.
+    const pinger = new Periodic(this.context.clock, MONITOR_PING_MS, () => this.ping(connection, timeoutMs));
+    pinger.start();
     void ended.then(() => {
       pinger.stop();
       if (this.connection === connection) {

@@ -1,13 +1,13 @@
 // Regression (review of issue 12's Sentinel code): the event monitor's PING check ran on the global
 // setInterval and the discovery backoff (backoff.ts Wakeup) on the global setTimeout, not on the
 // client's clock (util/timers.ts): a simulated clock never ran either. Both now start through
-// startTimer (the monitor's check as a Ticker).
+// startTimer (the monitor's check as a Periodic).
 import { expect, it } from 'vitest';
 import { Wakeup } from '../../src/sentinel/backoff.js';
 import { MONITOR_PING_MS } from '../../src/sentinel/event-monitor.js';
+import { parkedClock } from '../kit/parked-clock.js';
 import { useRedisSentinel } from '../kit/vitest-redis.js';
 import { waitUntil } from '../kit/wait-until.js';
-import { parkedClock } from '../kit/parked-clock.js';
 import { sentinelClient } from './sentinel-support.js';
 
 const group = useRedisSentinel();
