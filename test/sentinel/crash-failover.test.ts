@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { CircuitState } from '../../src/breaker/index.js';
 import { RespireClient, type RespireEndpoint } from '../../src/index.js';
 import { useRedisSentinel } from '../kit/vitest-redis.js';
+import { waitUntil } from '../kit/wait-until.js';
 
 const group = useRedisSentinel();
 const NAME = 'crash-writer';
@@ -34,6 +35,27 @@ interface Outcome {
   /** For a failure: whether the write may have reached the server. */
   readonly maybeWritten: boolean;
   readonly code?: string | undefined;
+  readonly message?: string | undefined;
+}
+
+/**
+ * Bounded, so that a stall says where it is and what the writers last saw, rather than running
+ * into the test's timeout (a SIGKILL failover under load may itself take a minute: the kit's waits).
+ */
+function waitForOutcomes(
+  what: string,
+  outcomes: readonly Outcome[],
+  done: (all: readonly Outcome[]) => boolean,
+) {
+  return waitUntil(
+    what,
+    async () => {
+      if (done(outcomes)) return true;
+      const last = outcomes.at(-1);
+      return `${outcomes.length} outcomes; the last: ${last === undefined ? 'none' : JSON.stringify(last)}`;
+    },
+    { timeoutMs: 30_000, intervalMs: 5 },
+  );
 }
 
 describe('a SIGKILL of the primary under steady write load', () => {
@@ -52,19 +74,28 @@ describe('a SIGKILL of the primary under steady write load', () => {
             // Steady, not flat out: the history stays small enough to read back whole.
             await pause(10);
           } catch (error) {
-            const { written, code } = error as { written?: boolean; code?: string };
+            const { written, code, message } = error as {
+              written?: boolean;
+              code?: string;
+              message?: string;
+            };
             outcomes.push({
               token,
               at: performance.now(),
               acked: false,
               maybeWritten: written !== false,
               code,
+              message,
             });
             await pause(5);
           }
         }
       });
-      while (outcomes.filter((outcome) => outcome.acked).length < 200) await pause(5);
+      await waitForOutcomes(
+        '200 acknowledged writes',
+        outcomes,
+        (all) => all.filter((o) => o.acked).length >= 200,
+      );
       const old = group.primary;
       const killed = group.killPrimary({ untilSettled: false });
       await group.dataServer(old).waitForExit();
@@ -75,7 +106,7 @@ describe('a SIGKILL of the primary under steady write load', () => {
       // Writes go on; the old primary comes back, as a replica of the new one.
       await group.restartDataNode(old);
       const target = outcomes.length + 200;
-      while (outcomes.length < target) await pause(5);
+      await waitForOutcomes('200 more writes after the restart', outcomes, (all) => all.length >= target);
       running = false;
       await Promise.all(writers);
 
@@ -102,7 +133,7 @@ describe('a SIGKILL of the primary under steady write load', () => {
       redis.destroy();
       await group.settle();
     }
-  }, 120_000);
+  }, 300_000); // above the kit's own bounded waits (a minute each), so a stall names its step
 });
 
 describe('circuits across a failover', () => {
@@ -146,5 +177,5 @@ describe('circuits across a failover', () => {
       redis.destroy();
       await group.restartDataNode(group.dataNodes.find((node) => !node.running)!);
     }
-  }, 120_000);
+  }, 300_000); // above the kit's own bounded waits (a minute each), so a stall names its step
 });
