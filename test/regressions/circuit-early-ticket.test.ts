@@ -13,9 +13,17 @@ import {
   untilProbeDue,
   useCircuitRigs,
 } from '../client/circuit-kit.js';
+import { adminCommand } from '../kit/admin-command.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 
-const rigs = useCircuitRigs(useRedisServer());
+const server = useRedisServer();
+const rigs = useCircuitRigs(server);
+
+/** How many GETs the server has run (the proxy's byte count cannot tell a GET from a handshake). */
+async function serverGets(): Promise<number> {
+  const stats = String(await adminCommand(server, ['INFO', 'commandstats']));
+  return Number(/cmdstat_get:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+}
 
 it('an early probe ticket from a round that failed is admitted again before the write', async () => {
   const rig = await rigs.open({
@@ -34,12 +42,14 @@ it('an early probe ticket from a round that failed is admitted again before the 
   await reopened;
   expect((await first).error).toBeDefined();
   const sent = proxy.bytesFromClient;
+  const gets = await serverGets();
   await proxy.setMode('pass'); // the endpoint heals while the circuit is open
   const result = await second;
   expect(circuit.state).toBe('open');
   expect(result.error).toBeInstanceOf(RespireCircuitOpenError);
   // Only the handshake went out on the new connection, never the GET.
   expect(proxy.bytesFromClient - sent).toBeLessThan(200);
+  expect(await serverGets()).toBe(gets);
   const snapshot = circuit.snapshot();
   expect(snapshot.admissionsInFlight).toBe(0);
 });
