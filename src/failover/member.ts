@@ -20,7 +20,11 @@ export class MemberClient extends ClientCore {
     super(resolved, (factory) =>
       makeRouter({
         create(endpoint, extras) {
-          const node = factory.create(endpoint, extras);
+          // A blocking command that finds its endpoint down waits, under its acquire deadline, as
+          // queued commands do, so that a switch moves it too (Sentinel sets this itself; Cluster
+          // asks the other primaries instead).
+          const hold = extras?.holdBlockingWhileDown ?? resolved.mode !== 'cluster';
+          const node = factory.create(endpoint, { ...extras, holdBlockingWhileDown: hold });
           nodes.add(node);
           return node;
         },

@@ -74,6 +74,11 @@ export class BlockingHold {
   /** The node is replaced: held commands, and any whose connection fails later, go to `forward`. */
   moveTo(forward: (command: Command<unknown>) => void): void {
     this.forward = forward;
+    this.moveHeld(forward);
+  }
+
+  /** The commands held now go to `forward` (a failover group switched away from a live node). */
+  moveHeld(forward: (command: Command<unknown>) => void): void {
     for (const command of this.takeAll()) forward(command);
   }
 

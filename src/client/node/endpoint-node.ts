@@ -178,6 +178,14 @@ export class EndpointNode {
   }
 
   /**
+   * A failover group switched away from this node's member, which stays (for probes and failback):
+   * the blocking commands held now go to `forward`; later ones are held here as before.
+   */
+  moveHeldBlocking(forward: (command: Command<unknown>) => void): void {
+    this.hold?.moveHeld(forward);
+  }
+
+  /**
    * Waits for every reply in flight, then closes every connection of the node. `sessionsEnded`:
    * what open WATCH sessions' later commands fail with (a Sentinel switch says the node was replaced).
    */
