@@ -12,6 +12,7 @@ import {
 import { type NodeEntry, type SlotRange, slotInRanges, splitSlots } from './cluster-view.js';
 import { type RedisServer, startRedisServer } from './redis-server.js';
 import type { WireArgument } from './resp-wire.js';
+import { takeTopologySlot } from './topology-gate.js';
 import { waitUntil } from './wait-until.js';
 
 export type { SlotRange } from './cluster-view.js';
@@ -111,6 +112,7 @@ export interface RedisCluster {
 export async function startRedisCluster(options: RedisClusterOptions = {}): Promise<RedisCluster> {
   const primaryCount = options.primaries ?? 3;
   const replicasEach = options.replicasPerPrimary ?? 1;
+  const release = await takeTopologySlot();
   const started = await Promise.allSettled(
     Array.from({ length: primaryCount * (1 + replicasEach) }, () =>
       startRedisServer({ cluster: true, configLines: nodeConfig(options) }),
@@ -118,7 +120,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   );
   const servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const failure = started.find((result) => result.status === 'rejected');
-  const cluster = new RedisClusterProcess(servers, options);
+  const cluster = new RedisClusterProcess(servers, options, release);
   try {
     if (failure) throw failure.reason;
     await cluster.create(primaryCount, replicasEach);
@@ -157,6 +159,8 @@ class RedisClusterProcess implements RedisCluster, MigrationContext {
   constructor(
     private readonly servers: RedisServer[],
     private readonly options: RedisClusterOptions,
+    /** Gives back the machine's topology slot (topology-gate.ts). */
+    private readonly releaseSlot: () => void,
   ) {}
 
   get password(): string | undefined {
@@ -326,6 +330,7 @@ class RedisClusterProcess implements RedisCluster, MigrationContext {
     if (this.stopped) return;
     this.stopped = true;
     await Promise.all(this.servers.map((server) => server.stop()));
+    this.releaseSlot();
   }
 
   [Symbol.asyncDispose](): Promise<void> {

@@ -6,6 +6,7 @@ import { isPortFree } from './free-port.js';
 import { type AclUser, type RedisServer, startRedisServer } from './redis-server.js';
 import type { WireArgument } from './resp-wire.js';
 import { sentinelDisagreement } from './sentinel-view.js';
+import { takeTopologySlot } from './topology-gate.js';
 import { waitUntil } from './wait-until.js';
 
 export interface RedisSentinelOptions {
@@ -85,7 +86,7 @@ export interface RedisSentinelGroup {
 
 /** Start the primary, then its replicas, then the sentinels (which then see the replicas at once). */
 export async function startRedisSentinel(options: RedisSentinelOptions = {}): Promise<RedisSentinelGroup> {
-  const group = new RedisSentinelProcess(options);
+  const group = new RedisSentinelProcess(options, await takeTopologySlot());
   try {
     await group.start();
   } catch (error) {
@@ -103,7 +104,11 @@ class RedisSentinelProcess implements RedisSentinelGroup {
   private primaryPort = 0;
   private stopped = false;
 
-  constructor(private readonly options: RedisSentinelOptions) {
+  constructor(
+    private readonly options: RedisSentinelOptions,
+    /** Gives back the machine's topology slot (topology-gate.ts). */
+    private readonly releaseSlot: () => void,
+  ) {
     this.serviceName = options.serviceName ?? 'mymaster';
   }
 
@@ -220,6 +225,7 @@ class RedisSentinelProcess implements RedisSentinelGroup {
     if (this.stopped) return;
     this.stopped = true;
     await Promise.all([...this.watchers, ...this.data].map((server) => server.stop()));
+    this.releaseSlot();
   }
 
   [Symbol.asyncDispose](): Promise<void> {

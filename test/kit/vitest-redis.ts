@@ -97,15 +97,19 @@ export function useRedisSentinel(options: RedisSentinelOptions = {}): RedisSenti
   return useStarted(() => startRedisSentinel(options), 'the sentinel group');
 }
 
+const TOPOLOGY_START_TIMEOUT_MS = 10 * 60_000;
+
 /** beforeAll starts, afterAll stops, a failed test prints every process's log. */
 function useStarted<T extends { stop(): Promise<void>; logs(): string }>(
   start: () => Promise<T>,
   what: string,
 ): T {
   let target: T | undefined;
+  // Longer than the hook timeout: the start may first wait for another worker's cluster or group
+  // to stop (topology-gate.ts); the start itself is bounded by the kit's own waits.
   beforeAll(async () => {
     target = await start();
-  });
+  }, TOPOLOGY_START_TIMEOUT_MS);
   afterAll(async () => {
     await target?.stop();
     target = undefined;
