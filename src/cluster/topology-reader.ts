@@ -30,9 +30,14 @@ export async function readTopology(
   options: TopologyReadOptions,
 ): Promise<ClusterTopology> {
   const { settings, addressMap } = options;
+  const { signal } = settings;
   let connection: Connection | undefined;
+  // Stopping (the client's close) ends a read in flight at once, its connection with it.
+  const stop = (): void => connection?.destroy(signal?.reason);
+  signal?.addEventListener('abort', stop, { once: true });
   try {
     connection = await connect({ ...settings, endpoint: node, setupCommands: undefined }, NO_EVENTS);
+    if (signal?.aborted) throw signal.reason;
     const timeoutMs = settings.connectTimeout;
     const source: TopologySource = { node, blankHost, tls: Boolean(settings.tls), addressMap };
     let reply: RespValue;
@@ -44,6 +49,7 @@ export async function readTopology(
     }
     return parseShardsReply(reply, source);
   } finally {
+    signal?.removeEventListener('abort', stop);
     connection?.destroy(undefined);
   }
 }

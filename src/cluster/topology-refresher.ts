@@ -5,6 +5,7 @@
 // read just failed last (refresh-order.ts). A new topology replaces the old one whole.
 import type { ResolvedOptions } from '../client/options.js';
 import { RespireConnectionError, type RespireEndpoint } from '../errors.js';
+import { clientClosedError } from '../transport/channel-errors.js';
 import { startTimer, stopTimer, type Timer } from '../util/timers.js';
 import { RefreshOrder } from './refresh-order.js';
 import type { ClusterTopology } from './topology.js';
@@ -33,6 +34,8 @@ export class TopologyRefresher {
     | undefined;
   private periodic: Timer | undefined;
   private stopped = false;
+  /** Aborted by stop(): a topology read in flight ends at once, not at its deadline. */
+  private readonly stopping = new AbortController();
   private readonly reading: TopologyReadOptions;
   private readonly order = new RefreshOrder();
 
@@ -53,6 +56,7 @@ export class TopologyRefresher {
         returnBuffers: false,
         clock: options.clock,
         socketFactory: options.socketFactory,
+        signal: this.stopping.signal,
       },
       addressMap: options.cluster.addressMap,
     };
@@ -97,6 +101,7 @@ export class TopologyRefresher {
 
   stop(): void {
     this.stopped = true;
+    this.stopping.abort(clientClosedError(this.options.endpoint));
     if (this.pending !== undefined) {
       stopTimer(this.options.clock, this.pending.timer);
       this.pending.settle();

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/client/options.js';
 import { TopologyRefresher } from '../../src/cluster/topology-refresher.js';
+import { outcomeWithin } from '../client/support.js';
 import { useProxiedClients } from '../cluster/cluster-support.js';
 import { useRedisCluster } from '../kit/vitest-redis.js';
 
@@ -39,5 +40,35 @@ describe('a topology refresh', () => {
     } finally {
       refresher.stop();
     }
+  });
+});
+
+// Issue 11 review: stop() (the client's close) left a topology read in flight to run out its
+// deadline, its connection outliving close() by up to `connectTimeout`. It now ends at once.
+describe('stopping the refresher', () => {
+  it('ends a topology read in flight at once, and its connection', async () => {
+    const options = resolveOptions({
+      endpoints: [cluster.endpoints[0]!],
+      useCluster: true,
+      connectTimeout: 20_000,
+      cluster: { refreshInterval: 0, addressMap: kit.proxied.addressMap },
+    });
+    const refresher = new TopologyRefresher(options, () => {});
+    await refresher.start();
+    const first = refresher.topology!.nodes.find(
+      (node) => node.role === 'primary' && node.health === 'online',
+    )!;
+    const proxy = [...kit.proxied.proxies.values()].find(
+      (candidate) => candidate.port === first.endpoint.port,
+    )!;
+    await proxy.setMode('blackhole');
+    const before = proxy.connectionsAccepted;
+    const refreshing = refresher.refresh();
+    await proxy.waitForConnectionsAccepted(before + 1);
+    refresher.stop();
+    // Its connection ends with it (readTopology destroys it on the way out), long before the
+    // 20 s deadline; the proxy cannot show that, as a partition holds the client's FIN.
+    expect(await outcomeWithin(refreshing, 1_000)).toEqual({ value: undefined });
+    expect(proxy.connectionsAccepted).toBe(before + 1);
   });
 });
