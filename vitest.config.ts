@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { TopologySpreadSequencer } from './test/kit/topology-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -6,5 +7,10 @@ export default defineConfig({
     // Real redis-server processes start per test file; give them room on a 2-core machine.
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Most files wait on servers and timers, not the CPU: three files at a time keep two cores
+    // busy (vitest's default on two cores is one). Cluster and Sentinel groups still start one at
+    // a time (test/kit/topology-gate.ts), spread through the run so that no worker waits long.
+    maxWorkers: 3,
+    sequence: { sequencer: TopologySpreadSequencer },
   },
 });
