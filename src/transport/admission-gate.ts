@@ -24,10 +24,11 @@ export interface AdmissionGate extends HealthSink {
   checkWithoutConnection(command: Command<unknown>): Error | undefined;
   /**
    * The command is queued on a connection, to be admitted at the flush. An error rejects it now:
-   * the circuit is open and within its open duration, so the flush would reject it anyway, only a
-   * microtask later, behind the rest of the tick. Undefined leaves the decision to `admit`.
+   * the circuit is open within its open duration, or half-open with every probe slot taken, so
+   * the flush would reject it anyway, only a microtask later, behind the rest of the tick.
+   * Undefined leaves the decision to `admit`.
    */
-  rejectWhileOpen(command: Command<unknown>): Error | undefined;
+  rejectWhenQueued(command: Command<unknown>): Error | undefined;
   /**
    * No connection came before the command's acquire deadline: a selection failure, recorded as
    * a failure although nothing was sent. Returns the error to reject the command with.

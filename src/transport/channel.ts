@@ -121,7 +121,7 @@ export class Channel implements HandoffChannel {
       // An open circuit rejects at once (issue 11: not at the flush, behind other microtasks);
       // with no connection to write on, past the open delay too, instead of letting it wait.
       const rejection =
-        this.connection === undefined ? gate.checkWithoutConnection(command) : gate.rejectWhileOpen(command);
+        this.connection === undefined ? gate.checkWithoutConnection(command) : gate.rejectWhenQueued(command);
       if (rejection !== undefined) {
         command.reject(rejection);
         return;

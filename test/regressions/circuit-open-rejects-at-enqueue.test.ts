@@ -6,7 +6,7 @@
 // "Rejections": nothing is sent), so the rejection is observable before any microtask runs.
 import { expect, it } from 'vitest';
 import { RespireCircuitOpenError, RespireMetricGroups } from '../../src/index.js';
-import { RecordingMeter, tripByRefusal, useCircuitRigs } from '../client/circuit-kit.js';
+import { RecordingMeter, tripByRefusal, untilProbeDue, useCircuitRigs } from '../client/circuit-kit.js';
 import { outcome } from '../client/support.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 
@@ -59,4 +59,32 @@ it('a transaction to an open endpoint is rejected as it is queued, its entries u
   expect(rejections()).toBe(before + 1);
   expect(proxy.bytesFromClient).toBe(bytes);
   expect(circuit.state).toBe('open');
+});
+
+it('a command to a half-open endpoint whose probe slots are taken is rejected as it is queued', async () => {
+  const meter = new RecordingMeter();
+  const rig = await rigs.open({
+    circuitBreaker: { openDuration: 300, halfOpenProbeCount: 1 },
+    commandTimeout: 5_000,
+    meter,
+    metricGroups: [RespireMetricGroups.Resiliency],
+  });
+  const { client, proxy, circuit } = rig;
+  await tripByRefusal(rig);
+  await untilProbeDue(circuit);
+  await proxy.setMode('blackhole');
+  const probe = outcome(client.get('half-open:probe')); // admitted at the flush, then unanswered
+  await proxy.waitForClientBytes(proxy.bytesFromClient + 1);
+  expect(circuit.snapshot()).toMatchObject({ state: 'half_open', probesInFlight: 1 });
+  const rejections = () => meter.of('respire.circuit.rejections').length;
+  const before = rejections();
+  const get = outcome(client.get('half-open:more'));
+  // Synchronously, in the call itself: no probe slot is free.
+  expect(rejections()).toBe(before + 1);
+  const result = await get;
+  expect(result.error).toBeInstanceOf(RespireCircuitOpenError);
+  expect((result.error as RespireCircuitOpenError).retryAfter).toBeNull();
+  await proxy.setMode('pass');
+  expect((await probe).value).toBeNull();
+  expect(circuit.state).toBe('closed');
 });

@@ -237,18 +237,18 @@ export class CircuitGate implements AdmissionGate {
   }
 
   /**
-   * Queued on a live connection: while the circuit is open and within its open duration, the
-   * admission at the flush would reject it, so it is rejected now (issue 11: a sick Cluster node's
-   * callers waited behind every other node's microtasks for it). Nothing is taken and nothing is
-   * decided otherwise: past the deadline, half-open and closed, `admit` decides at the write. One
-   * state read per command while closed.
+   * Queued on a live connection: while the circuit is open within its open duration, or half-open
+   * with every probe slot taken, the admission at the flush would reject it, so it is rejected now
+   * (issue 11: a sick Cluster node's callers waited behind every other node's microtasks for it).
+   * Nothing is taken: a probe is admitted at the write, as is every command of a closed circuit.
+   * One state read per command while closed.
    */
-  rejectWhileOpen(command: Command<unknown>): Error | undefined {
+  rejectWhenQueued(command: Command<unknown>): Error | undefined {
     const breaker = this.breaker;
-    if (breaker === undefined || breaker.state !== 'open' || (command.flags & UNCHECKED) !== 0)
+    if (breaker === undefined || breaker.state === 'closed' || (command.flags & UNCHECKED) !== 0)
       return undefined;
     const code = breaker.check();
-    return code === AdmitRejection.Open ? this.rejection(code) : undefined;
+    return code < 0 ? this.rejection(code) : undefined;
   }
 
   /** No connection came in time: a failure, unless the circuit rejects it first (seed 000). */
