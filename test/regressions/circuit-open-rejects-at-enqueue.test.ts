@@ -12,18 +12,24 @@ import { useRedisServer } from '../kit/vitest-redis.js';
 
 const rigs = useCircuitRigs(useRedisServer());
 
-it('a command to an open endpoint with a live connection is rejected before any microtask runs', async () => {
+/** A rig whose circuit `tripByRefusal` opened, with its connection up, and its rejection count. */
+async function tripped(circuitBreaker: { openDuration: number; halfOpenProbeCount?: number }) {
   const meter = new RecordingMeter();
   const rig = await rigs.open({
-    circuitBreaker: { openDuration: 60_000 },
+    circuitBreaker,
+    commandTimeout: 5_000,
     meter,
     metricGroups: [RespireMetricGroups.Resiliency],
   });
-  const { client, proxy, circuit } = rig;
   await tripByRefusal(rig);
+  const rejections = () => meter.of('respire.circuit.rejections').length;
+  return { ...rig, rejections };
+}
+
+it('a command to an open endpoint with a live connection is rejected before any microtask runs', async () => {
+  const { client, proxy, circuit, rejections } = await tripped({ openDuration: 60_000 });
   expect(circuit.state).toBe('open');
   // tripByRefusal left the shared connection up: the command finds a connection to queue on.
-  const rejections = () => meter.of('respire.circuit.rejections').length;
   const before = rejections();
   const bytes = proxy.bytesFromClient;
   const get = outcome(client.get('open:enqueue'));
@@ -38,16 +44,8 @@ it('a command to an open endpoint with a live connection is rejected before any 
 });
 
 it('a transaction to an open endpoint is rejected as it is queued, its entries unsent', async () => {
-  const meter = new RecordingMeter();
-  const rig = await rigs.open({
-    circuitBreaker: { openDuration: 60_000 },
-    meter,
-    metricGroups: [RespireMetricGroups.Resiliency],
-  });
-  const { client, proxy, circuit } = rig;
-  await tripByRefusal(rig);
+  const { client, proxy, circuit, rejections } = await tripped({ openDuration: 60_000 });
   expect(circuit.state).toBe('open');
-  const rejections = () => meter.of('respire.circuit.rejections').length;
   const before = rejections();
   const bytes = proxy.bytesFromClient;
   const tx = client.multi();
@@ -62,21 +60,12 @@ it('a transaction to an open endpoint is rejected as it is queued, its entries u
 });
 
 it('a command to a half-open endpoint whose probe slots are taken is rejected as it is queued', async () => {
-  const meter = new RecordingMeter();
-  const rig = await rigs.open({
-    circuitBreaker: { openDuration: 300, halfOpenProbeCount: 1 },
-    commandTimeout: 5_000,
-    meter,
-    metricGroups: [RespireMetricGroups.Resiliency],
-  });
-  const { client, proxy, circuit } = rig;
-  await tripByRefusal(rig);
+  const { client, proxy, circuit, rejections } = await tripped({ openDuration: 300, halfOpenProbeCount: 1 });
   await untilProbeDue(circuit);
   await proxy.setMode('blackhole');
   const probe = outcome(client.get('half-open:probe')); // admitted at the flush, then unanswered
   await proxy.waitForClientBytes(proxy.bytesFromClient + 1);
   expect(circuit.snapshot()).toMatchObject({ state: 'half_open', probesInFlight: 1 });
-  const rejections = () => meter.of('respire.circuit.rejections').length;
   const before = rejections();
   const get = outcome(client.get('half-open:more'));
   // Synchronously, in the call itself: no probe slot is free.
