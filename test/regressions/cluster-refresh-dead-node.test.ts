@@ -12,25 +12,33 @@ import { useRedisCluster } from '../kit/vitest-redis.js';
 const cluster = useRedisCluster();
 const kit = useProxiedClients(cluster);
 
+/**
+ * A started refresher whose topology reads go through the cluster's fault proxies, and the proxy
+ * of the first node a refresh asks (the first online primary of the map), black-holed.
+ */
+async function refresherWithFirstNodeDead(connectTimeout: number) {
+  const options = resolveOptions({
+    endpoints: [cluster.endpoints[0]!],
+    useCluster: true,
+    connectTimeout,
+    cluster: { refreshInterval: 0, addressMap: kit.proxied.addressMap },
+  });
+  const refresher = new TopologyRefresher(options, () => {});
+  await refresher.start();
+  const first = refresher.topology!.nodes.find(
+    (node) => node.role === 'primary' && node.health === 'online',
+  )!;
+  const proxy = [...kit.proxied.proxies.values()].find(
+    (candidate) => candidate.port === first.endpoint.port,
+  )!;
+  await proxy.setMode('blackhole');
+  return { refresher, proxy };
+}
+
 describe('a topology refresh', () => {
   it('asks a node whose read just failed last, so a black-holed node costs one timeout, not one per refresh', async () => {
-    const options = resolveOptions({
-      endpoints: [cluster.endpoints[0]!],
-      useCluster: true,
-      connectTimeout: 300,
-      cluster: { refreshInterval: 0, addressMap: kit.proxied.addressMap },
-    });
-    const refresher = new TopologyRefresher(options, () => {});
+    const { refresher, proxy } = await refresherWithFirstNodeDead(300);
     try {
-      await refresher.start();
-      // The first node a refresh asks: the first online primary of the map.
-      const first = refresher.topology!.nodes.find(
-        (node) => node.role === 'primary' && node.health === 'online',
-      )!;
-      const proxy = [...kit.proxied.proxies.values()].find(
-        (candidate) => candidate.port === first.endpoint.port,
-      )!;
-      await proxy.setMode('blackhole');
       const before = proxy.connectionsAccepted;
       await refresher.refresh(); // asks the dead node first, times out, then the next one answers
       expect(proxy.connectionsAccepted).toBe(before + 1);
@@ -47,21 +55,7 @@ describe('a topology refresh', () => {
 // deadline, its connection outliving close() by up to `connectTimeout`. It now ends at once.
 describe('stopping the refresher', () => {
   it('ends a topology read in flight at once, and its connection', async () => {
-    const options = resolveOptions({
-      endpoints: [cluster.endpoints[0]!],
-      useCluster: true,
-      connectTimeout: 20_000,
-      cluster: { refreshInterval: 0, addressMap: kit.proxied.addressMap },
-    });
-    const refresher = new TopologyRefresher(options, () => {});
-    await refresher.start();
-    const first = refresher.topology!.nodes.find(
-      (node) => node.role === 'primary' && node.health === 'online',
-    )!;
-    const proxy = [...kit.proxied.proxies.values()].find(
-      (candidate) => candidate.port === first.endpoint.port,
-    )!;
-    await proxy.setMode('blackhole');
+    const { refresher, proxy } = await refresherWithFirstNodeDead(20_000);
     const before = proxy.connectionsAccepted;
     const refreshing = refresher.refresh();
     await proxy.waitForConnectionsAccepted(before + 1);
