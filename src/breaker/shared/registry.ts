@@ -58,8 +58,10 @@ export interface SharedCircuitRegistryOptions extends RespireCircuitBreakerOptio
    * (keeping the probe successes counted) and is its probe. A thread ended while it held a probe
    * (`worker.terminate()`, a crash) never gives its slot back; without this bound the circuit would
    * refuse every command for good (BREAKER.md 12). The outcome of a probe from the old round
-   * changes nothing (BREAKER.md 11). Set it above the longest a live thread's probe can take
-   * (a client's `acquireTimeout` plus `commandTimeout`): a longer probe is started again beside it.
+   * changes nothing (BREAKER.md 11). The same bound holds for a circuit's guard (held while an
+   * outcome is recorded, well under a microsecond): a thread waiting for it takes it from a holder
+   * it has seen hold it this long. Set it above the longest a live thread's probe can take (a
+   * client's `acquireTimeout` plus `commandTimeout`): a longer probe is started again beside it.
    * Default 30000; finite, greater than 0, at most 2^30.
    */
   probeTimeout?: number;
@@ -95,7 +97,7 @@ export class SharedCircuitRegistry {
   readonly maxEndpoints: number;
   /** Idle histories kept beyond those in use. */
   readonly maxIdleHistories: number;
-  /** How long a full half-open round may go without a probe taken before it starts again. */
+  /** How long a full half-open round may go without a probe taken before it starts again, or a guard be held. */
   readonly probeTimeout: number;
   private readonly context: SharedCircuitContext;
   private readonly table: EndpointTable;

@@ -24,8 +24,6 @@ let serial = 0;
  * `timeout` ms of its own clock takes the guard from it (BREAKER.md 12 applied to the guard).
  */
 export class SlotGuard {
-  private token = 0;
-
   /** `clock` is read only while waiting, so it must move within a synchronous run (no turn cache). */
   constructor(
     private readonly cells: Int32Array,
@@ -37,29 +35,36 @@ export class SlotGuard {
   lock(): void {
     serial = (serial + 1) & 0xfffff || 1;
     const token = THREAD_BITS | serial;
-    this.token = token;
     if (Atomics.compareExchange(this.cells, this.cell, 0, token) !== 0) this.wait(token);
   }
 
-  /** Lets go of the guard unless another thread took it from this one. */
+  /**
+   * Lets go of the guard: a store, as cheap as the guard can be. A holder whose guard was taken
+   * from it (alive after all, stopped for `timeout`) would let the new holder's go too; that
+   * holder already ran beside it, which is why `timeout` must be long.
+   */
   unlock(): void {
-    Atomics.compareExchange(this.cells, this.cell, this.token, 0);
+    Atomics.store(this.cells, this.cell, 0);
   }
 
+  /**
+   * Spins as a plain compareExchange loop, reading the clock and the holder's token between
+   * rounds. A thread's serial comes round again only after 2^20 holdings, far more than fit
+   * between two readings, so one token seen at every reading for `timeout` held the guard all
+   * that time.
+   */
   private wait(token: number): void {
-    let holder = 0;
-    let since = Number.NaN;
-    for (let spins = 1; ; spins++) {
-      const seen = Atomics.compareExchange(this.cells, this.cell, 0, token);
-      if (seen === 0) return;
+    let holder = -1;
+    let since = 0;
+    for (;;) {
+      for (let spins = 0; spins < SPINS_PER_READING; spins++)
+        if (Atomics.compareExchange(this.cells, this.cell, 0, token) === 0) return;
+      const seen = Atomics.load(this.cells, this.cell);
+      const now = this.clock.now();
       if (seen !== holder) {
         holder = seen;
-        since = Number.NaN;
-      }
-      if (spins % SPINS_PER_READING !== 0) continue;
-      const now = this.clock.now();
-      if (Number.isNaN(since)) since = now;
-      else if (now - since >= this.timeout) {
+        since = now;
+      } else if (now - since >= this.timeout) {
         if (Atomics.compareExchange(this.cells, this.cell, holder, token) === holder) return;
       }
     }
