@@ -20,7 +20,12 @@ export const MODEL_RUNS = Number(process.env.BREAKER_MODEL_RUNS ?? 5_000);
 export const MODEL_TIMEOUT_MS = Math.max(30_000, MODEL_RUNS * 5);
 
 /** Small rings, windows and delays, so that a 40-command run reaches every state and boundary. */
-export const modelOptions: fc.Arbitrary<{ options: RespireCircuitBreakerOptions; seed: number }> = fc
+export const modelOptions: fc.Arbitrary<{
+  options: RespireCircuitBreakerOptions;
+  seed: number;
+  /** A shared registry's `probeTimeout`, for runs against a shared circuit. */
+  probeTimeout: number;
+}> = fc
   .record({
     maximumSampleCount: fc.integer({ min: 1, max: 12 }),
     minimumFailureCount: fc.integer({ min: 1, max: 4 }),
@@ -33,9 +38,11 @@ export const modelOptions: fc.Arbitrary<{ options: RespireCircuitBreakerOptions;
     maxOpenFactor: fc.constantFrom(1, 2.5, 4),
     openDurationJitter: fc.constantFrom(0, 0, 0.3, 1),
     seed: fc.integer(),
+    probeTimeout: fc.integer({ min: 1, max: 40 }),
   })
-  .map(({ numerator, denominator, maxOpenFactor, seed, ...o }) => ({
+  .map(({ numerator, denominator, maxOpenFactor, seed, probeTimeout, ...o }) => ({
     seed,
+    probeTimeout,
     options: {
       ...o,
       failureRateThreshold: (((numerator - 1) % denominator) + 1) / denominator,
@@ -44,23 +51,34 @@ export const modelOptions: fc.Arbitrary<{ options: RespireCircuitBreakerOptions;
     },
   }));
 
-/** Options with the command sequence built for them, as a user's test would build it. */
-export const optionsAndCommands = modelOptions.chain((drawn) =>
-  fc.tuple(fc.constant(drawn), breakerCommands(fc, drawn.options)),
-);
+/**
+ * Options with the command sequence built for them, as a user's test would build it; `shared`
+ * runs also step the clock to the drawn `probeTimeout`.
+ */
+export function optionsAndCommands(shared: boolean) {
+  return modelOptions.chain((drawn) =>
+    fc.tuple(
+      fc.constant(drawn),
+      breakerCommands(fc, drawn.options, shared ? { probeTimeout: drawn.probeTimeout } : {}),
+    ),
+  );
+}
 
 /**
  * Runs MODEL_RUNS sequences against the circuits `make` builds on the run's fake clock, then checks
  * that the runs reached every situation the invariants are about. Replay with SEED=… FC_PATH=….
+ * `shared`: the circuit is a shared registry's, made with the `probeTimeout` passed to `make`.
  */
 export function assertAgreesWithModel(
-  make: (options: RespireCircuitBreakerOptions, clock: FakeClock) => BreakerUnderTest,
+  make: (options: RespireCircuitBreakerOptions, clock: FakeClock, probeTimeout: number) => BreakerUnderTest,
+  shared = false,
 ): void {
   fc.assert(
-    fc.property(optionsAndCommands, ([{ seed, options }, commands]) => {
+    fc.property(optionsAndCommands(shared), ([{ seed, options, probeTimeout }, commands]) => {
       const clock = fakeClock({ seed });
-      const breaker = make(options, clock);
-      fc.modelRun(() => ({ model: breakerModel(options, { seed }), real: { breaker, clock } }), commands);
+      const breaker = make(options, clock, probeTimeout);
+      const environment = shared ? { seed, probeTimeout } : { seed };
+      fc.modelRun(() => ({ model: breakerModel(options, environment), real: { breaker, clock } }), commands);
     }),
     propertySettings(MODEL_RUNS),
   );

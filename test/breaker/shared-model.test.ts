@@ -9,11 +9,11 @@ describe('SharedCircuit against the reference model, from one thread', () => {
   it(
     `agrees with the model after every command (${MODEL_RUNS} runs)`,
     () =>
-      assertAgreesWithModel((options, clock) => {
-        const registry = new SharedCircuitRegistry({ ...options, maxEndpoints: 1 }, clock);
+      assertAgreesWithModel((options, clock, probeTimeout) => {
+        const registry = new SharedCircuitRegistry({ ...options, maxEndpoints: 1, probeTimeout }, clock);
         // Through attach(), as a worker would: the options come from the buffer.
         return SharedCircuitRegistry.attach(registry.buffer, clock).circuit('redis-1:6379');
-      }),
+      }, true),
     MODEL_TIMEOUT_MS,
   );
 });

@@ -8,7 +8,7 @@ import { historyBytes } from '../outcome-history.js';
 /** 'RSPC': tells a registry buffer from any other SharedArrayBuffer. */
 export const MAGIC = 0x52535043;
 /** Bumped when the layout changes: a buffer from another version of respire is refused. */
-export const LAYOUT_VERSION = 2;
+export const LAYOUT_VERSION = 3;
 
 /** Header cells (Int32 indexes). */
 export const H_MAGIC = 0;
@@ -19,6 +19,8 @@ export const H_MAX_IDLE = 3;
 export const H_TABLE_LOCK = 4;
 /** A counter stamped on a slot when it is last let go of, for least-recently-used eviction. */
 export const H_USE_CLOCK = 5;
+/** Byte offset of the registry's `probeTimeout`, a Float64. */
+export const PROBE_TIMEOUT_BYTE = 24;
 /** Byte offset of the options, as Float64 values in `OPTION_ORDER`. */
 const OPTIONS_BYTE = 32;
 
@@ -52,7 +54,13 @@ export const S_OPEN_UNTIL = 6;
 export const S_TRIPS = 8;
 /** The slot's recent whole generation (state-word.ts `wholeGeneration`), stored after each transition. */
 export const S_GENERATION = 9;
-const SLOT_CELLS = 10;
+/**
+ * When the latest probe of a half-open round was taken (slot-cells.ts `ProbeStamp`): written
+ * before the exchange that takes it, so a thread that sees every probe slot taken sees that time
+ * or a later one.
+ */
+export const S_PROBE_TAKEN = 10;
+const SLOT_CELLS = 11;
 
 export const STATUS_FREE = 0;
 export const STATUS_READY = 1;

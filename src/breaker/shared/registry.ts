@@ -30,6 +30,7 @@ import {
   LAYOUT_VERSION,
   Layout,
   MAGIC,
+  PROBE_TIMEOUT_BYTE,
   readOptions,
   writeOptions,
 } from './layout.js';
@@ -40,6 +41,10 @@ import { MAX_SHARED_PROBES, StateWordLayout } from './state-word.js';
 export const DEFAULT_MAX_ENDPOINTS = 64;
 /** Most endpoints one registry can hold. */
 export const MAX_SHARED_ENDPOINTS = 4096;
+/** The default `probeTimeout`: longer than a default client's capacity wait and command timeout together. */
+export const DEFAULT_PROBE_TIMEOUT = 30_000;
+/** Longest `probeTimeout` (about 12 days): probe times are kept in milliseconds modulo 2^32. */
+export const MAX_PROBE_TIMEOUT = 2 ** 30;
 
 /** The options of a shared registry: the circuit's, fixed for every thread, and the table's size. */
 export interface SharedCircuitRegistryOptions extends RespireCircuitBreakerOptions {
@@ -47,6 +52,19 @@ export interface SharedCircuitRegistryOptions extends RespireCircuitBreakerOptio
   maxEndpoints?: number;
   /** Idle histories kept beyond those in use (BREAKER.md 16), within `maxEndpoints`. Default 16; 0 through 4096. */
   maxIdleHistories?: number;
+  /**
+   * How long, in milliseconds, a half-open circuit whose probe slots are all taken may go without a
+   * probe being taken, before the next admission attempt in any thread starts a new half-open round
+   * (keeping the probe successes counted) and is its probe. A thread ended while it held a probe
+   * (`worker.terminate()`, a crash) never gives its slot back; without this bound the circuit would
+   * refuse every command for good (BREAKER.md 12). The outcome of a probe from the old round
+   * changes nothing (BREAKER.md 11). The same bound holds for a circuit's guard (held while an
+   * outcome is recorded, well under a microsecond): a thread waiting for it takes it from a holder
+   * it has seen hold it this long. Set it above the longest a live thread's probe can take (a
+   * client's `acquireTimeout` plus `commandTimeout`): a longer probe is started again beside it.
+   * Default 30000; finite, greater than 0, at most 2^30.
+   */
+  probeTimeout?: number;
 }
 
 /** A thread's hold on an endpoint's shared circuit. `release()` once when the connection is gone. */
@@ -79,6 +97,8 @@ export class SharedCircuitRegistry {
   readonly maxEndpoints: number;
   /** Idle histories kept beyond those in use. */
   readonly maxIdleHistories: number;
+  /** How long a full half-open round may go without a probe taken before it starts again, or a guard be held. */
+  readonly probeTimeout: number;
   private readonly context: SharedCircuitContext;
   private readonly table: EndpointTable;
   private readonly local = new Map<string, LocalEntry>();
@@ -96,6 +116,7 @@ export class SharedCircuitRegistry {
     const {
       maxEndpoints = DEFAULT_MAX_ENDPOINTS,
       maxIdleHistories = MAX_IDLE_HISTORIES,
+      probeTimeout = DEFAULT_PROBE_TIMEOUT,
       ...circuit
     } = options;
     const resolved = validateSharedOptions(circuit);
@@ -117,6 +138,7 @@ export class SharedCircuitRegistry {
         `an integer from 0 through ${MAX_SHARED_ENDPOINTS}`,
       );
     }
+    validateProbeTimeout(probeTimeout);
     const layout = new Layout(maxEndpoints, resolved.maximumSampleCount);
     const buffer = new SharedArrayBuffer(layout.totalBytes);
     const header = new Int32Array(buffer, 0, HEADER_BYTES / 4);
@@ -124,13 +146,15 @@ export class SharedCircuitRegistry {
     header[H_MAX_ENDPOINTS] = maxEndpoints;
     header[H_MAX_IDLE] = maxIdleHistories;
     writeOptions(buffer, resolved);
+    new Float64Array(buffer, PROBE_TIMEOUT_BYTE, 1)[0] = probeTimeout;
     // Published last: a buffer is a registry's once its magic is there.
     Atomics.store(header, H_MAGIC, MAGIC);
     this.buffer = buffer;
     this.options = resolved;
     this.maxEndpoints = maxEndpoints;
     this.maxIdleHistories = maxIdleHistories;
-    this.context = contextOf(buffer, layout, resolved, environment);
+    this.probeTimeout = probeTimeout;
+    this.context = contextOf(buffer, layout, resolved, probeTimeout, environment);
     this.table = new EndpointTable(this.context.cells, layout, this.context.words, maxIdleHistories);
     this.transitions = new Notifier(this.context.reportListenerError);
   }
@@ -169,12 +193,15 @@ export class SharedCircuitRegistry {
     if (layout.totalBytes !== buffer.byteLength) {
       throw new RespireConfigurationError('buffer', buffer, 'a whole SharedCircuitRegistry buffer');
     }
-    const context = contextOf(buffer, layout, resolved, environment);
+    const probeTimeout = new Float64Array(buffer, PROBE_TIMEOUT_BYTE, 1)[0]!;
+    validateProbeTimeout(probeTimeout);
+    const context = contextOf(buffer, layout, resolved, probeTimeout, environment);
     Object.assign(view, {
       buffer,
       options: resolved,
       maxEndpoints,
       maxIdleHistories: header[H_MAX_IDLE]!,
+      probeTimeout,
       context,
       table: new EndpointTable(context.cells, layout, context.words, header[H_MAX_IDLE]!),
       local: new Map(),
@@ -283,20 +310,34 @@ function validateSharedOptions(options: RespireCircuitBreakerOptions): ResolvedC
   return resolved;
 }
 
+function validateProbeTimeout(probeTimeout: number): void {
+  if (typeof probeTimeout !== 'number' || !(probeTimeout > 0 && probeTimeout <= MAX_PROBE_TIMEOUT)) {
+    throw new RespireConfigurationError(
+      'probeTimeout',
+      probeTimeout,
+      `a number of milliseconds greater than 0, at most ${MAX_PROBE_TIMEOUT}`,
+    );
+  }
+}
+
 function contextOf(
   buffer: SharedArrayBuffer,
   layout: Layout,
   options: ResolvedCircuitBreakerOptions,
+  probeTimeout: number,
   environment: CircuitBreakerEnvironment,
 ): SharedCircuitContext {
-  const clock = typeof environment.now === 'function' ? clockOf(environment) : turnCachedClock(processClock);
+  const injected = typeof environment.now === 'function';
+  const clock = injected ? clockOf(environment) : turnCachedClock(processClock);
   return {
     buffer,
     cells: new Int32Array(buffer, 0, layout.totalBytes >> 2),
     layout,
     words: new StateWordLayout(options.halfOpenProbeCount),
     options,
+    probeTimeout,
     clock,
+    waitClock: injected ? clock : processClock,
     random: randomOf(environment),
     reportListenerError: listenerErrorReporterOf(environment),
   };

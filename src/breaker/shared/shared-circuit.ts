@@ -16,8 +16,16 @@ import type { ResolvedCircuitBreakerOptions } from '../options.js';
 import { historyStorage, OutcomeHistory } from '../outcome-history.js';
 import { Notifier } from '../transition-notifier.js';
 import { shouldTrip } from '../trip-rule.js';
-import { type Layout, S_GENERATION, S_GUARD, S_OPEN_UNTIL, S_STATE, S_TRIPS } from './layout.js';
-import { OpenDeadline, SlotGuard } from './slot-cells.js';
+import {
+  type Layout,
+  S_GENERATION,
+  S_GUARD,
+  S_OPEN_UNTIL,
+  S_PROBE_TAKEN,
+  S_STATE,
+  S_TRIPS,
+} from './layout.js';
+import { OpenDeadline, ProbeStamp, SlotGuard } from './slot-cells.js';
 import { CLOSED, HALF_OPEN, OPEN, type StateWordLayout, stateName, stateOf } from './state-word.js';
 
 /**
@@ -33,7 +41,11 @@ export interface SharedCircuitContext {
   readonly layout: Layout;
   readonly words: StateWordLayout;
   readonly options: ResolvedCircuitBreakerOptions;
+  /** The registry's `probeTimeout`: how long a full half-open round may go without a new probe. */
+  readonly probeTimeout: number;
   readonly clock: MonotonicClock;
+  /** The same clock without a turn cache, read while waiting for a guard (slot-cells.ts `SlotGuard`). */
+  readonly waitClock: MonotonicClock;
   readonly random: RandomSource;
   readonly reportListenerError: (error: unknown) => void;
 }
@@ -54,6 +66,8 @@ export class SharedCircuit {
   private readonly guard: SlotGuard;
   private readonly openUntil: OpenDeadline;
   private readonly tripsCell: number;
+  private readonly probeTaken: ProbeStamp;
+  private readonly probeTimeout: number;
   private readonly history: OutcomeHistory;
   /** The circuit's clamped clock, shared (BREAKER.md 4): written only inside the guard. */
   private readonly circuitTime: Float64Array;
@@ -74,9 +88,16 @@ export class SharedCircuit {
     this.words = context.words;
     this.stateCell = layout.cell(slot, S_STATE);
     this.generationCell = layout.cell(slot, S_GENERATION);
-    this.guard = new SlotGuard(this.cells, layout.cell(slot, S_GUARD));
+    this.guard = new SlotGuard(
+      this.cells,
+      layout.cell(slot, S_GUARD),
+      context.waitClock,
+      context.probeTimeout,
+    );
     this.openUntil = new OpenDeadline(this.cells, layout.cell(slot, S_OPEN_UNTIL));
     this.tripsCell = layout.cell(slot, S_TRIPS);
+    this.probeTaken = new ProbeStamp(this.cells, layout.cell(slot, S_PROBE_TAKEN));
+    this.probeTimeout = context.probeTimeout;
     this.circuitTime = new Float64Array(buffer, layout.timeByte(slot), 1);
     const storage = historyStorage(options.maximumSampleCount, buffer, layout.historyByte(slot));
     this.history = new OutcomeHistory(
@@ -124,7 +145,9 @@ export class SharedCircuit {
       const state = stateOf(word);
       if (state === CLOSED) return 0;
       if (state === HALF_OPEN)
-        return this.words.taken(word) >= this.options.halfOpenProbeCount ? AdmitRejection.ProbesFull : 0;
+        return this.words.taken(word) < this.options.halfOpenProbeCount || this.probesAbandoned()
+          ? 0
+          : AdmitRejection.ProbesFull;
       const rejection = this.openRejection(word);
       if (rejection !== RETRY) return rejection;
     }
@@ -202,7 +225,9 @@ export class SharedCircuit {
   /**
    * Open: reject until the deadline, then one thread's compareExchange makes the circuit half-open,
    * that attempt being its first probe (BREAKER.md 8). Half-open: a compareExchange takes a probe
-   * while `taken < halfOpenProbeCount` (BREAKER.md 9), so the budget holds across every thread.
+   * while `taken < halfOpenProbeCount` (BREAKER.md 9), so the budget holds across every thread; a
+   * full round whose probes were abandoned is started again (`retakeProbes`). Each take stores its
+   * time before its exchange (slot-cells.ts `ProbeStamp`).
    */
   private admitWhileNotClosed(first: number): number {
     const cells = this.cells;
@@ -213,7 +238,15 @@ export class SharedCircuit {
       if (state === CLOSED) return this.slots.issue(this.generationOf(word));
       if (this.slots.inFlight >= MAX_ADMISSIONS_IN_FLIGHT) return AdmitRejection.Saturated;
       if (state === HALF_OPEN) {
-        if (words.taken(word) >= this.options.halfOpenProbeCount) return AdmitRejection.ProbesFull;
+        if (words.taken(word) >= this.options.halfOpenProbeCount) {
+          if (!this.probesAbandoned()) return AdmitRejection.ProbesFull;
+          const ticket = this.retakeProbes(word);
+          if (ticket >= 0) return ticket;
+          word = Atomics.load(cells, this.stateCell);
+          continue;
+        }
+        this.readClock();
+        this.probeTaken.mark(this.time[0]!);
         const seen = Atomics.compareExchange(cells, this.stateCell, word, word + words.takenOne);
         if (seen === word) return this.slots.issue(this.generationOf(word));
         word = seen;
@@ -223,6 +256,7 @@ export class SharedCircuit {
       if (rejection === AdmitRejection.Open) return rejection;
       if (rejection === 0) {
         const halfOpen = words.word(HALF_OPEN, words.nextGeneration(word), 1, 0);
+        this.probeTaken.mark(this.time[0]!);
         const seen = Atomics.compareExchange(cells, this.stateCell, word, halfOpen);
         if (seen === word) {
           const generation = this.publishGeneration(halfOpen);
@@ -234,6 +268,37 @@ export class SharedCircuit {
       }
       word = Atomics.load(cells, this.stateCell);
     }
+  }
+
+  /** For a full half-open round: whether its latest probe was taken `probeTimeout` or more ago. */
+  private probesAbandoned(): boolean {
+    this.readClock();
+    return this.probeTaken.isStale(this.time[0]!, this.probeTimeout);
+  }
+
+  /**
+   * BREAKER.md 12 across threads: a thread ended while it held a probe (`worker.terminate()`, a
+   * crash) never completes it, and its round would stay full for good. Once a full round's latest
+   * probe was taken `probeTimeout` ago, every probe in flight is that old: inside the guard (only
+   * its holder ends a round, so the full `word` cannot change but by another retake), a new round
+   * of a new generation starts with the successes counted so far and this attempt as its probe.
+   * The old round's probes are then stale (BREAKER.md 11). No transition: the state stays
+   * half-open. Returns the probe's ticket, or -1 when the word changed first.
+   */
+  private retakeProbes(word: number): number {
+    const words = this.words;
+    const successes = words.successes(word);
+    const round = words.word(HALF_OPEN, words.nextGeneration(word), successes + 1, successes);
+    let generation: number;
+    this.guard.lock();
+    try {
+      this.probeTaken.mark(this.time[0]!);
+      if (Atomics.compareExchange(this.cells, this.stateCell, word, round) !== word) return -1;
+      generation = this.publishGeneration(round);
+    } finally {
+      this.guard.unlock();
+    }
+    return this.slots.issue(generation);
   }
 
   /**

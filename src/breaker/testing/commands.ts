@@ -290,12 +290,13 @@ class BoundaryBurstCommand implements BreakerCommand {
 /**
  * fast-check commands for `fc.modelRun(() => ({ model: breakerModel(options), real: { breaker,
  * clock } }), commands)`: up to `maxCommands` (default 40) per run. `fc` is the caller's fast-check.
- * Clock steps and bursts are sized from `options`, so they reach its window, delay and boundary.
+ * Clock steps and bursts are sized from `options`, so they reach its window, delay and boundary;
+ * with `probeTimeout` (a shared registry's, given to the model too), clock steps reach it as well.
  */
 export function breakerCommands<FastCheck extends FastCheckModule>(
   fc: FastCheck,
   options?: RespireCircuitBreakerOptions,
-  constraints: { maxCommands?: number } = {},
+  constraints: { maxCommands?: number; probeTimeout?: number } = {},
 ): ReturnType<FastCheck['commands']> {
   const resolved = validateCircuitBreakerOptions(options);
   const longest = Math.ceil(Math.max(resolved.maxOpenDuration, resolved.samplingWindow));
@@ -308,7 +309,7 @@ export function breakerCommands<FastCheck extends FastCheckModule>(
         .tuple(fc.nat(), fc.constantFrom('success' as const, 'failure' as const, 'none' as const))
         .map(([pick, outcome]) => new CompleteCommand(pick, outcome)),
       fc
-        .oneof(...weighted(fc, longest))
+        .oneof(...weighted(fc, longest, constraints.probeTimeout))
         .chain((base: number | 'openDuration' | 'samplingWindow') =>
           typeof base === 'number'
             ? fc.constant(new AdvanceCommand(base, 0))
@@ -328,13 +329,20 @@ export function breakerCommands<FastCheck extends FastCheckModule>(
  * The clock steps, weighted 3 : 4 : 1 : 1 by repetition rather than `{ weight, arbitrary }`, which
  * fast-check 2 does not take: the caller's fast-check may be of any major version from 2 on.
  */
-function weighted(fc: FastCheckModule, longest: number): FastCheckArbitrary<unknown>[] {
+function weighted(
+  fc: FastCheckModule,
+  longest: number,
+  probeTimeout: number | undefined,
+): FastCheckArbitrary<unknown>[] {
   const small = fc.constantFrom(0, 1);
   const named = fc.constantFrom('openDuration' as const, 'samplingWindow' as const);
-  return [
+  const steps = [
     ...Array<FastCheckArbitrary<unknown>>(3).fill(small),
     ...Array<FastCheckArbitrary<unknown>>(4).fill(named),
     fc.integer({ min: -5, max: 3 * longest }),
     fc.constantFrom(-1, -longest),
   ];
+  if (probeTimeout !== undefined)
+    steps.push(fc.constantFrom(probeTimeout - 1, probeTimeout, probeTimeout + 1));
+  return steps;
 }

@@ -22,6 +22,13 @@ interface LoggedOutcome {
 /** What the model takes besides the options: the seed of the jitter draws (as given to `fakeClock`). */
 export interface BreakerModelEnvironment {
   seed?: number;
+  /**
+   * For a circuit of a `SharedCircuitRegistry`: its `probeTimeout`. A half-open round whose probe
+   * slots are all taken, its latest probe taken that long ago, starts again at the next admission
+   * attempt: a new generation, the successes kept, the attempt its probe. Leave it out for
+   * `CircuitBreaker`, whose rounds never start again.
+   */
+  probeTimeout?: number;
 }
 
 /**
@@ -50,6 +57,8 @@ export class BreakerModel {
   openUntil = 0;
   probesInFlight = 0;
   probeSuccesses = 0;
+  /** When the latest probe was taken (the clamped time). */
+  probeTakenAt = Number.NEGATIVE_INFINITY;
   trips = 0;
   /** Every transition, as `from->to`. */
   readonly transitions: string[] = [];
@@ -57,12 +66,14 @@ export class BreakerModel {
   readonly admissions: { generation: number; done: boolean }[] = [];
   private log: LoggedOutcome[] = [];
   private readonly random: () => number;
+  private readonly probeTimeout: number | undefined;
   private readonly threshold: { numerator: bigint; denominator: bigint };
 
   constructor(options?: RespireCircuitBreakerOptions, environment: BreakerModelEnvironment = {}) {
     this.options = validateCircuitBreakerOptions(options);
     this.threshold = decimalFraction(this.options.failureRateThreshold);
     this.random = seededRandom(environment.seed ?? 1);
+    this.probeTimeout = environment.probeTimeout;
   }
 
   /** Clamps the clock; called at the start of every command. */
@@ -80,7 +91,7 @@ export class BreakerModel {
   /** Whether an admission now would be admitted (taking nothing): 0, -1 open, -2 probes full. */
   wouldAdmit(): number {
     if (this.state === 'open' && this.now < this.openUntil) return -1;
-    if (this.state === 'half_open' && this.probesFull()) return -2;
+    if (this.state === 'half_open' && this.probesFull() && !this.probesAbandoned()) return -2;
     return 0;
   }
 
@@ -90,9 +101,15 @@ export class BreakerModel {
         return { admitted: false, retryAfter: Math.max(1, Math.ceil(this.openUntil - this.now)) };
       this.move('half_open');
     } else if (this.state === 'half_open' && this.probesFull()) {
-      return { admitted: false, retryAfter: null };
+      if (!this.probesAbandoned()) return { admitted: false, retryAfter: null };
+      // A new round: the probes in flight become stale, the successes stay counted.
+      this.generation++;
+      this.probesInFlight = 0;
     }
-    if (this.state === 'half_open') this.probesInFlight++;
+    if (this.state === 'half_open') {
+      this.probesInFlight++;
+      this.probeTakenAt = this.now;
+    }
     this.admissions.push({ generation: this.generation, done: false });
     return { admitted: true };
   }
@@ -147,6 +164,12 @@ export class BreakerModel {
 
   private probesFull(): boolean {
     return this.probesInFlight + this.probeSuccesses >= this.options.halfOpenProbeCount;
+  }
+
+  /** With a `probeTimeout`: whether the latest probe is that old, in whole milliseconds as a shared circuit keeps it. */
+  private probesAbandoned(): boolean {
+    if (this.probeTimeout === undefined) return false;
+    return Math.floor(this.now) - Math.floor(this.probeTakenAt) >= this.probeTimeout;
   }
 
   /** Exact: failures >= minimum and failures / total >= numerator / denominator, in integers. */
