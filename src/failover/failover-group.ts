@@ -258,6 +258,7 @@ export class RespireFailoverGroup implements MemberSource {
       from.name,
       (error, event) => this.switchErrors.report(error, event),
       (entries) => this.client.placeTransaction(entries),
+      () => (this.closed || this.activeMember === from ? undefined : this.activeMember),
     );
     this.telemetry.switched(from.name, to.name, reason);
     for (const listener of [...this.listeners]) {

@@ -197,6 +197,21 @@ export class Subscriber {
     }
   }
 
+  /**
+   * Settles once every subscribe still awaiting its first confirmation is confirmed or failed;
+   * undefined when none is (a failover switch moves such subscriptions once they settle).
+   */
+  whenPendingSettle(): Promise<void> | undefined {
+    const pending: Promise<void>[] = [];
+    for (const kind of SUBSCRIPTION_KINDS) {
+      for (const name of this.registry.names(kind)) {
+        const entry = this.registry.get(kind, name)!;
+        if (!entry.confirmed) pending.push(entry.ready);
+      }
+    }
+    return pending.length === 0 ? undefined : Promise.allSettled(pending).then(ignore);
+  }
+
   /** Every subscription the server confirmed, with its listeners (to move them to another node). */
   confirmedSubscriptions(): { kind: SubscriptionKind; name: string; listeners: PubSubListener[] }[] {
     const all: { kind: SubscriptionKind; name: string; listeners: PubSubListener[] }[] = [];
