@@ -77,6 +77,8 @@ export class RespireFailoverGroup implements MemberSource {
   activeMember: Member;
   private readonly probers: HealthProber[];
   private readonly listeners = new Set<FailoverSwitchListener>();
+  /** Switches whose listeners are being told (the first) or wait their turn (tell()). */
+  private readonly untold: Parameters<FailoverSwitchListener>[] = [];
   private readonly pubSubErrorListeners = new Set<PubSubErrorListener>();
   /** Subscriptions a switch could not make again (member-switch.ts), told to the same listeners. */
   private readonly switchErrors = new PubSubErrors();
@@ -261,12 +263,26 @@ export class RespireFailoverGroup implements MemberSource {
       () => (this.closed || this.activeMember === from ? undefined : this.activeMember),
     );
     this.telemetry.switched(from.name, to.name, reason);
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(from.name, to.name, reason);
-      } catch (error) {
-        rethrowAsync(error);
+    this.tell([from.name, to.name, reason]);
+  }
+
+  /**
+   * Tells the listeners of a switch. A listener may switch again (switchTo): that switch is told
+   * once every listener heard this one, so each hears the switches in the order they happened.
+   */
+  private tell(change: Parameters<FailoverSwitchListener>): void {
+    this.untold.push(change);
+    if (this.untold.length > 1) return; // a listener of an earlier switch is running: it comes next
+    while (this.untold.length > 0) {
+      const [from, to, reason] = this.untold[0]!;
+      for (const listener of [...this.listeners]) {
+        try {
+          listener(from, to, reason);
+        } catch (error) {
+          rethrowAsync(error);
+        }
       }
+      this.untold.shift();
     }
   }
 }
