@@ -2,9 +2,10 @@
 // failover group's new active member"). Commands the old member has not accepted (never written)
 // move to the new member and are admitted there by its circuit, keeping their acquire deadline, so
 // none waits longer than it would have; written commands stay and finish or fail where they are,
-// never replayed; blocking commands held while the old member is unreachable (blocking-hold.ts)
-// move too. A transaction nothing of which is written moves whole, steps in order, to where
-// the new member puts its keys (its parts are never split across members or routed one by one).
+// never replayed; blocking commands held while the old member is unreachable (blocking-hold.ts),
+// or still waiting for their dedicated connection, move too. A transaction nothing of which is
+// written moves whole, steps in order, to where the new member puts its keys (its parts are never
+// split across members or routed one by one).
 // WATCH sessions of the old member end with an error saying why; confirmed subscriptions are made
 // again on the new member and dropped from the old one. A subscribe still unconfirmed there follows
 // once the old member confirmed it, to the member then active (its caller's promise is the old
