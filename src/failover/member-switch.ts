@@ -6,7 +6,8 @@
 // or still waiting for their dedicated connection, move too. A transaction nothing of which is
 // written moves whole, steps in order, to where the new member puts its keys (its parts are never
 // split across members or routed one by one).
-// WATCH sessions of the old member end with an error saying why; confirmed subscriptions are made
+// WATCH sessions of the old member end with an error saying why, and so do a WATCH, a durability
+// batch or a stream still borrowing a connection there; confirmed subscriptions are made
 // again on the new member and dropped from the old one. A subscribe still unconfirmed there follows
 // once the old member confirmed it, to the member then active (its caller's promise is the old
 // member's: it resolves there, or rejects with that member's error); dropping only the names that
@@ -36,9 +37,14 @@ export function handOver(
     `the failover group switched from ${fromName} to ${to.name}: this WATCH session ended; watch again`,
     { endpoint: from.endpoint, written: false },
   );
+  const left = new RespireConnectionError(
+    `the failover group switched from ${fromName} to ${to.name} while a connection was being borrowed on ${fromName}: nothing was sent; try again`,
+    { endpoint: from.endpoint, written: false },
+  );
   for (const node of from.nodes) {
     for (const command of node.main.takeUnwritten(outsideTransaction)) router.send(callerCommand(command));
     node.moveHeldBlocking((command) => router.send(callerCommand(command)));
+    node.leave(left);
     node.transactions.moveUnwritten(node.main, placeTransaction);
     node.sessions.endAll(ended);
   }

@@ -77,6 +77,8 @@ export class EndpointNode {
    * them meanwhile (moveHeldBlocking): they go there, unwritten, once the wait ends.
    */
   private readonly acquiring = new Map<Command<unknown>, ((command: Command<unknown>) => void) | undefined>();
+  /** The last leave() (a new object each time): borrowings begun before it fail with its reason. */
+  private left: { readonly reason: Error } | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly settings: EndpointNodeSettings) {
@@ -193,6 +195,15 @@ export class EndpointNode {
   }
 
   /**
+   * A failover group switched away from this node's member: a dedicated connection being borrowed
+   * now (a WATCH, a durability batch, a stream) is given back unused and the borrower fails with
+   * `reason`, nothing sent; a blocking command waiting for one moves (moveHeldBlocking).
+   */
+  leave(reason: Error): void {
+    this.left = { reason };
+  }
+
+  /**
    * Waits for every reply in flight, then closes every connection of the node. `sessionsEnded`:
    * what open WATCH sessions' later commands fail with (a Sentinel switch says the node was replaced).
    */
@@ -227,9 +238,16 @@ export class EndpointNode {
    */
   private dedicatedLender(): SessionPool {
     const { gate, dedicated } = this;
-    if (gate === undefined) return dedicated;
+    const borrow = gate === undefined ? () => dedicated.acquire() : () => gate.borrow(dedicated);
     return {
-      acquire: () => gate.borrow(dedicated),
+      acquire: () => {
+        const left = this.left;
+        return borrow().then((channel) => {
+          if (this.left === left) return channel;
+          dedicated.release(channel);
+          throw this.left!.reason;
+        });
+      },
       release: (channel) => dedicated.release(channel),
       discard: (channel) => dedicated.discard(channel),
     };

@@ -51,8 +51,6 @@ export class WatchSessions {
   private readonly open = new Set<WatchSession>();
   /** The client is closing: a connection acquired from now on is given back at once. */
   private closed = false;
-  /** The last endAll (a new object each time): a watch() borrowing across one ends with its reason. */
-  private ended: { readonly reason: Error } | undefined;
 
   constructor(
     private readonly pool: SessionPool,
@@ -69,16 +67,10 @@ export class WatchSessions {
   private async start(keys: RedisArgument | readonly RedisArgument[]): Promise<WatchSession> {
     const list: RedisArgument[] = typeof keys === 'string' || Buffer.isBuffer(keys) ? [keys] : [...keys];
     if (list.length === 0) throw new TypeError('watch() needs at least one key');
-    const ended = this.ended;
     const channel = await this.pool.acquire();
     if (this.closed) {
       this.pool.discard(channel);
       throw clientClosedError(channel.endpoint);
-    }
-    if (this.ended !== undefined && this.ended !== ended) {
-      // endAll ran while the connection was being borrowed: this session ends with the others.
-      this.pool.release(channel);
-      throw this.ended.reason;
     }
     const session = new WatchSession(channel, this.pool, this.settings, this.open);
     this.open.add(session);
@@ -115,7 +107,6 @@ export class WatchSessions {
    * reject with `reason`.
    */
   endAll(reason: Error): void {
-    this.ended = { reason };
     for (const session of [...this.open]) session.destroy(reason);
   }
 }
