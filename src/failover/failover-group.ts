@@ -32,7 +32,7 @@ export type FailoverSwitchListener = (from: string, to: string, reason: SwitchRe
 /**
  * The group's client: every typed helper, batch, transaction, WATCH session, view and pub/sub of
  * RespireClient, always on the active member. Its `commandTimeout` and `retry` are those of the
- * member that was active when the group connected.
+ * member that was active when the group connected. It reads uncached (no client-side cache).
  */
 export class RespireFailoverClient extends ClientCore {
   /** @internal Use `RespireFailoverGroup.connect`. */
@@ -43,7 +43,12 @@ export class RespireFailoverClient extends ClientCore {
     private readonly switchErrors: PubSubErrors,
   ) {
     const active = group.activeMember;
-    super({ ...active.resolved, circuitBreaker: null, ...group.metricOptions }, () => router);
+    // No client-side cache of its own: the members' tracking connections invalidate the members'
+    // caches, never this one, so its entries would stay stale for good.
+    super(
+      { ...active.resolved, circuitBreaker: null, clientSideCache: null, ...group.metricOptions },
+      () => router,
+    );
   }
 
   /** Hears pub/sub errors of every member (present and future) and of switches. */
