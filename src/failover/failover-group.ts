@@ -187,7 +187,7 @@ export class RespireFailoverGroup implements MemberSource {
    * Makes `name` the active member now. Automatic rules still apply: an unhealthy member is left
    * at the next probe, and a higher-weight one fails back after `failbackDelay` from this switch.
    * @throws RespireConfigurationError for an unknown name; RespireConnectionError for a member
-   * that has never connected.
+   * that has never connected, or once the group is closed (or destroyed).
    */
   switchTo(name: string): void {
     const member = this.members.find((candidate) => candidate.name === name);
@@ -195,6 +195,7 @@ export class RespireFailoverGroup implements MemberSource {
       const names = this.members.map((candidate) => candidate.name).join(', ');
       throw new RespireConfigurationError('name', name, `the name of a member (${names})`);
     }
+    if (this.closed) throw new RespireConnectionError('the failover group is closed', { written: false });
     if (member.client === undefined) {
       throw new RespireConnectionError(`failover member ${name} has not connected yet`, { written: false });
     }
