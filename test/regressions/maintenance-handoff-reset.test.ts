@@ -4,26 +4,13 @@
 // because the connection it was to replace was no longer the channel's. Now the handoff replaces
 // the connection the channel reconnected with instead (PROTOCOL.md §5 item 2; issue 14). The fake
 // server sends the MOVING: Redis 7.0 cannot send maintenance notifications.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RespireClient } from '../../src/index.js';
-import { type FakeServer, HELLO_3_REPLY, startFakeServer } from '../kit/fake-server.js';
+import { push, useMaintenanceFakes } from '../client/maintenance-support.js';
+import type { FakeServer } from '../kit/fake-server.js';
 import { waitUntil } from '../kit/wait-until.js';
 
-const fakes: FakeServer[] = [];
-const clients: RespireClient[] = [];
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.destroy();
-  await Promise.all(fakes.splice(0).map((fake) => fake.close()));
-});
-
-function answer(args: string[]): string | undefined {
-  const name = args[0]!.toUpperCase();
-  if (name === 'HELLO') return HELLO_3_REPLY;
-  if (name === 'CLIENT' || name === 'QUIT') return '+OK\r\n';
-  if (name === 'PING') return '+PONG\r\n';
-  if (name === 'GET') return `$${Buffer.byteLength(args[1]!)}\r\n${args[1]}\r\n`;
-  return '-ERR unexpected\r\n';
-}
+const kit = useMaintenanceFakes();
 
 /** A server whose connections numbered in `held` wait to answer their handshake until released. */
 async function heldServer(
@@ -32,29 +19,22 @@ async function heldServer(
   const releases = new Map<number, () => void>();
   const waits = new Map<number, Promise<void>>();
   for (const index of held) waits.set(index, new Promise<void>((resolve) => releases.set(index, resolve)));
-  const server = await startFakeServer({
-    script: (index) => {
-      const wait = waits.get(index);
-      return wait === undefined ? [] : [{ waitFor: wait }];
-    },
-    fallback: answer,
+  const server = await kit.fake(undefined, (index) => {
+    const wait = waits.get(index);
+    return wait === undefined ? [] : [{ waitFor: wait }];
   });
-  fakes.push(server);
   return { server, release: (index) => releases.get(index)!() };
 }
 
 function moving(to: FakeServer): string {
-  const target = `${to.host}:${to.port}`;
-  return `>4\r\n$6\r\nMOVING\r\n:1\r\n:30\r\n$${target.length}\r\n${target}\r\n`;
+  return push('MOVING', 1, 30, `${to.host}:${to.port}`);
 }
 
 /** A client on `from` whose first connection got a MOVING to `to` and was then reset. */
 async function resetDuringHandoff(from: FakeServer, to: FakeServer): Promise<RespireClient> {
-  const client = await RespireClient.connect({
-    endpoints: [{ host: from.host, port: from.port }],
-    reconnect: () => 5,
-  });
-  clients.push(client);
+  const client = kit.track(
+    await RespireClient.connect({ endpoints: [{ host: from.host, port: from.port }], reconnect: () => 5 }),
+  );
   const first = await from.connection(0);
   await first.send(moving(to));
   await to.connection(0);

@@ -4,52 +4,24 @@
 // back to their normal length in the middle of the migration (PROTOCOL.md §5 item 1: windows are
 // counted, each start needs its own end). Now the end of a handoff closes only its own window.
 // The fake server sends the notifications: Redis 7.0 cannot send maintenance notifications.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RespireClient, RespireMaintenanceTimeoutError } from '../../src/index.js';
+import { push, useMaintenanceFakes } from '../client/maintenance-support.js';
 import { outcomeWithin } from '../client/support.js';
-import { type FakeServer, HELLO_3_REPLY, startFakeServer } from '../kit/fake-server.js';
 
-const fakes: FakeServer[] = [];
-const clients: RespireClient[] = [];
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.destroy();
-  await Promise.all(fakes.splice(0).map((fake) => fake.close()));
-});
-
-/** GET k answers k, except `silent:` keys, never answered. */
-function answer(args: string[]): string | undefined {
-  const name = args[0]!.toUpperCase();
-  if (name === 'HELLO') return HELLO_3_REPLY;
-  if (name === 'CLIENT' || name === 'QUIT') return '+OK\r\n';
-  if (name === 'PING') return '+PONG\r\n';
-  if (name === 'GET')
-    return args[1]!.startsWith('silent:') ? undefined : `$${Buffer.byteLength(args[1]!)}\r\n${args[1]}\r\n`;
-  return '-ERR unexpected\r\n';
-}
-
-async function fake(): Promise<FakeServer> {
-  const started = await startFakeServer({ script: [], fallback: answer });
-  fakes.push(started);
-  return started;
-}
-
-function push(...items: (string | number)[]): string {
-  const parts = items.map((item) =>
-    typeof item === 'number' ? `:${item}\r\n` : `$${Buffer.byteLength(item)}\r\n${item}\r\n`,
-  );
-  return `>${items.length}\r\n${parts.join('')}`;
-}
+const kit = useMaintenanceFakes();
 
 describe('a MOVING handoff inside a MIGRATING window', () => {
   it('leaves the MIGRATING window open when the handoff ends', async () => {
-    const from = await fake();
-    const to = await fake();
-    const client = await RespireClient.connect({
-      endpoints: [{ host: from.host, port: from.port }],
-      commandTimeout: 150,
-      maintenanceRelaxedTimeout: 5_000,
-    });
-    clients.push(client);
+    const from = await kit.fake();
+    const to = await kit.fake();
+    const client = kit.track(
+      await RespireClient.connect({
+        endpoints: [{ host: from.host, port: from.port }],
+        commandTimeout: 150,
+        maintenanceRelaxedTimeout: 5_000,
+      }),
+    );
     await (await from.connection(0)).send(push('MIGRATING', 5, 30, '1'));
     await client.ping();
     await (await from.connection(0)).send(push('MOVING', 6, 30, `${to.host}:${to.port}`));
