@@ -7,7 +7,8 @@
 // written moves whole, steps in order, to where the new member puts its keys (its parts are never
 // split across members or routed one by one).
 // WATCH sessions of the old member end with an error saying why, and so do a WATCH, a durability
-// batch or a stream still borrowing a connection there; confirmed subscriptions are made
+// batch or a stream still borrowing a connection there; subscribes still waiting for the old
+// member's subscriber connection are made on the new member instead; confirmed subscriptions are made
 // again on the new member and dropped from the old one. A subscribe still unconfirmed there follows
 // once the old member confirmed it, to the member then active (its caller's promise is the old
 // member's: it resolves there, or rejects with that member's error); dropping only the names that
@@ -49,6 +50,14 @@ export function handOver(
     node.sessions.endAll(ended);
   }
   moveSubscriptions(from, target, to.name, report);
+  for (const node of from.memberRouter.subscriberNodes()) {
+    node.subscriber.moveUnwritten(async (kind, entries) => {
+      const names = entries.flatMap((entry) => entry.names);
+      const next = router.subscriberNode(kind, names);
+      if (next instanceof Error) throw next;
+      await next.subscriber.subscribeAll(kind, entries);
+    });
+  }
   const pending = from.memberRouter
     .subscriberNodes()
     .flatMap((node) => node.subscriber.whenPendingSettle() ?? []);
