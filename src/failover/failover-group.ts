@@ -32,7 +32,7 @@ export type FailoverSwitchListener = (from: string, to: string, reason: SwitchRe
 /**
  * The group's client: every typed helper, batch, transaction, WATCH session, view and pub/sub of
  * RespireClient, always on the active member. Its `commandTimeout` and `retry` are those of the
- * member that was active when the group connected.
+ * member that was active when the group connected. It reads uncached (no client-side cache).
  */
 export class RespireFailoverClient extends ClientCore {
   /** @internal Use `RespireFailoverGroup.connect`. */
@@ -43,7 +43,12 @@ export class RespireFailoverClient extends ClientCore {
     private readonly switchErrors: PubSubErrors,
   ) {
     const active = group.activeMember;
-    super({ ...active.resolved, circuitBreaker: null, ...group.metricOptions }, () => router);
+    // No client-side cache of its own: the members' tracking connections invalidate the members'
+    // caches, never this one, so its entries would stay stale for good.
+    super(
+      { ...active.resolved, circuitBreaker: null, clientSideCache: null, ...group.metricOptions },
+      () => router,
+    );
   }
 
   /** Hears pub/sub errors of every member (present and future) and of switches. */
@@ -77,6 +82,8 @@ export class RespireFailoverGroup implements MemberSource {
   activeMember: Member;
   private readonly probers: HealthProber[];
   private readonly listeners = new Set<FailoverSwitchListener>();
+  /** Switches whose listeners are being told (the first) or wait their turn (tell()). */
+  private readonly untold: Parameters<FailoverSwitchListener>[] = [];
   private readonly pubSubErrorListeners = new Set<PubSubErrorListener>();
   /** Subscriptions a switch could not make again (member-switch.ts), told to the same listeners. */
   private readonly switchErrors = new PubSubErrors();
@@ -180,7 +187,7 @@ export class RespireFailoverGroup implements MemberSource {
    * Makes `name` the active member now. Automatic rules still apply: an unhealthy member is left
    * at the next probe, and a higher-weight one fails back after `failbackDelay` from this switch.
    * @throws RespireConfigurationError for an unknown name; RespireConnectionError for a member
-   * that has never connected.
+   * that has never connected, or once the group is closed (or destroyed).
    */
   switchTo(name: string): void {
     const member = this.members.find((candidate) => candidate.name === name);
@@ -188,6 +195,7 @@ export class RespireFailoverGroup implements MemberSource {
       const names = this.members.map((candidate) => candidate.name).join(', ');
       throw new RespireConfigurationError('name', name, `the name of a member (${names})`);
     }
+    if (this.closed) throw new RespireConnectionError('the failover group is closed', { written: false });
     if (member.client === undefined) {
       throw new RespireConnectionError(`failover member ${name} has not connected yet`, { written: false });
     }
@@ -258,14 +266,29 @@ export class RespireFailoverGroup implements MemberSource {
       from.name,
       (error, event) => this.switchErrors.report(error, event),
       (entries) => this.client.placeTransaction(entries),
+      () => (this.closed || this.activeMember === from ? undefined : this.activeMember),
     );
     this.telemetry.switched(from.name, to.name, reason);
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(from.name, to.name, reason);
-      } catch (error) {
-        rethrowAsync(error);
+    this.tell([from.name, to.name, reason]);
+  }
+
+  /**
+   * Tells the listeners of a switch. A listener may switch again (switchTo): that switch is told
+   * once every listener heard this one, so each hears the switches in the order they happened.
+   */
+  private tell(change: Parameters<FailoverSwitchListener>): void {
+    this.untold.push(change);
+    if (this.untold.length > 1) return; // a listener of an earlier switch is running: it comes next
+    while (this.untold.length > 0) {
+      const [from, to, reason] = this.untold[0]!;
+      for (const listener of [...this.listeners]) {
+        try {
+          listener(from, to, reason);
+        } catch (error) {
+          rethrowAsync(error);
+        }
       }
+      this.untold.shift();
     }
   }
 }

@@ -2,11 +2,17 @@
 // failover group's new active member"). Commands the old member has not accepted (never written)
 // move to the new member and are admitted there by its circuit, keeping their acquire deadline, so
 // none waits longer than it would have; written commands stay and finish or fail where they are,
-// never replayed; blocking commands held while the old member is unreachable (blocking-hold.ts)
-// move too. A transaction nothing of which is written moves whole, steps in order, to where
-// the new member puts its keys (its parts are never split across members or routed one by one).
-// WATCH sessions of the old member end with an error saying why; confirmed subscriptions are made
-// again on the new member and dropped from the old one.
+// never replayed; blocking commands held while the old member is unreachable (blocking-hold.ts),
+// or still waiting for their dedicated connection, move too. A transaction nothing of which is
+// written moves whole, steps in order, to where the new member puts its keys (its parts are never
+// split across members or routed one by one).
+// WATCH sessions of the old member end with an error saying why, and so do a WATCH, a durability
+// batch or a stream still borrowing a connection there; subscribes still waiting for the old
+// member's subscriber connection are made on the new member instead; confirmed subscriptions are made
+// again on the new member and dropped from the old one. A subscribe still unconfirmed there follows
+// once the old member confirmed it, to the member then active (its caller's promise is the old
+// member's: it resolves there, or rejects with that member's error); dropping only the names that
+// move keeps the old member from unsubscribing it in between, which left it subscribed nowhere.
 import type { PubSubErrorEvent, PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
 import type { TransactionPlacer } from '../client/transactions/transaction-run.js';
 import { ClusterAttempt } from '../cluster/cluster-attempt.js';
@@ -23,6 +29,8 @@ export function handOver(
   fromName: string,
   report: SwitchPubSubReporter,
   placeTransaction: TransactionPlacer,
+  /** Where subscriptions the old member confirms later go: none once the group is closed or back on it. */
+  laterTarget: () => Member | undefined,
 ): void {
   const target = to.client!;
   const router = target.memberRouter;
@@ -30,13 +38,34 @@ export function handOver(
     `the failover group switched from ${fromName} to ${to.name}: this WATCH session ended; watch again`,
     { endpoint: from.endpoint, written: false },
   );
+  const left = new RespireConnectionError(
+    `the failover group switched from ${fromName} to ${to.name} while a connection was being borrowed on ${fromName}: nothing was sent; try again`,
+    { endpoint: from.endpoint, written: false },
+  );
   for (const node of from.nodes) {
     for (const command of node.main.takeUnwritten(outsideTransaction)) router.send(callerCommand(command));
     node.moveHeldBlocking((command) => router.send(callerCommand(command)));
+    node.leave(left);
     node.transactions.moveUnwritten(node.main, placeTransaction);
     node.sessions.endAll(ended);
   }
   moveSubscriptions(from, target, to.name, report);
+  for (const node of from.memberRouter.subscriberNodes()) {
+    node.subscriber.moveUnwritten(async (kind, entries) => {
+      const names = entries.flatMap((entry) => entry.names);
+      const next = router.subscriberNode(kind, names);
+      if (next instanceof Error) throw next;
+      await next.subscriber.subscribeAll(kind, entries);
+    });
+  }
+  const pending = from.memberRouter
+    .subscriberNodes()
+    .flatMap((node) => node.subscriber.whenPendingSettle() ?? []);
+  if (pending.length === 0) return;
+  Promise.all(pending).then(() => {
+    const later = laterTarget();
+    if (later?.client !== undefined) moveSubscriptions(from, later.client, later.name, report);
+  });
 }
 
 /** MULTI and the steps behind it move with their transaction (TransactionRun.moveWhole), not one by one. */
@@ -70,16 +99,16 @@ function moveSubscriptions(
 ): void {
   const moved = new Map<SubscriptionKind, Map<PubSubListener, string[]>>();
   for (const node of from.memberRouter.subscriberNodes()) {
+    const taken = new Map<SubscriptionKind, string[]>();
     for (const { kind, name, listeners } of node.subscriber.confirmedSubscriptions()) {
       const byListener = moved.get(kind) ?? new Map<PubSubListener, string[]>();
       moved.set(kind, byListener);
       for (const listener of listeners) byListener.set(listener, [...(byListener.get(listener) ?? []), name]);
+      taken.set(kind, [...(taken.get(kind) ?? []), name]);
     }
+    // Only the names that move: a subscribe still unconfirmed there is left to settle (above).
+    for (const [kind, names] of taken) node.subscriber.unsubscribe(kind, names).catch(ignore);
   }
-  if (moved.size === 0) return;
-  from.unsubscribe().catch(ignore);
-  from.punsubscribe().catch(ignore);
-  from.sunsubscribe().catch(ignore);
   for (const [kind, byListener] of moved) {
     for (const [listener, names] of byListener) {
       to[SUBSCRIBE[kind]](names, listener).catch((error: unknown) =>

@@ -100,7 +100,9 @@ export function resolveGroupOptions(options: RespireFailoverGroupOptions): Resol
     throw new RespireConfigurationError('members', members, 'an array of one or more members');
   }
   const names = new Set<string>();
-  members.forEach((member, i) => {
+  // An indexed loop, not forEach: forEach skips the holes of a sparse array, which then passed.
+  for (let i = 0; i < members.length; i++) {
+    const member = members[i];
     const path = `members[${i}]`;
     if (member === null || typeof member !== 'object') {
       throw new RespireConfigurationError(path, member, '{ name, weight, options }');
@@ -119,7 +121,7 @@ export function resolveGroupOptions(options: RespireFailoverGroupOptions): Resol
     if (member.options === null || typeof member.options !== 'object') {
       throw new RespireConfigurationError(`${path}.options`, member.options, 'RespireOptions (an object)');
     }
-  });
+  }
   return {
     members,
     healthCheck: healthCheck(options.healthCheck),

@@ -182,10 +182,13 @@ export class Channel implements HandoffChannel {
     const events = this.eventsFor();
     const next = await connect({ ...this.options, endpoint }, events);
     await old.whenIdle();
-    if (this.connection !== old || this.state !== 'ready' || events.bind(next) !== undefined) {
+    // `old` was lost meanwhile (a reset): the replacement is the reconnection, to where MOVING said.
+    const lost = this.state === 'reconnecting';
+    if ((!lost && (this.connection !== old || this.state !== 'ready')) || events.bind(next) !== undefined) {
       next.destroy(undefined);
       return false;
     }
+    if (lost) this.clearReconnect();
     this.writesPaused = false;
     this.adopt(next);
     return true;

@@ -3,7 +3,7 @@
 // because no Redis a test can run here sends them (Redis Cloud and Redis Software only): relaxed
 // deadlines and their distinct errors, and MOVING handoffs, one in the middle of a pipeline of
 // 10,000 commands with every reply matched to its command.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   RespireClient,
   type RespireConfigurationError,
@@ -12,36 +12,19 @@ import {
   type RespireOptions,
   RespireTimeoutError,
 } from '../../src/index.js';
-import { type FakeServer, HELLO_3_REPLY, startFakeServer } from '../kit/fake-server.js';
+import type { FakeServer } from '../kit/fake-server.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { waitUntil } from '../kit/wait-until.js';
+import { maintenanceAnswer as answer, push, useMaintenanceFakes } from './maintenance-support.js';
 import { outcome, outcomeWithin, recordWritesTo, useTestClients } from './support.js';
 
 const server = useRedisServer();
 const kit = useTestClients(server);
 
-const clients: RespireClient[] = [];
-const fakes: FakeServer[] = [];
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.destroy();
-  await Promise.all(fakes.splice(0).map((fake) => fake.close()));
-});
+const fakes = useMaintenanceFakes();
 
-/** Answers like a Redis that accepts the opt-in: GET k answers k; `GET silent:*` is never answered. */
-function answer(args: string[]): string | undefined {
-  const name = args[0]!.toUpperCase();
-  if (name === 'HELLO') return HELLO_3_REPLY;
-  if (name === 'CLIENT' || name === 'QUIT') return '+OK\r\n';
-  if (name === 'PING') return '+PONG\r\n';
-  if (name === 'GET')
-    return args[1]!.startsWith('silent:') ? undefined : `$${Buffer.byteLength(args[1]!)}\r\n${args[1]}\r\n`;
-  return '-ERR unexpected\r\n';
-}
-
-async function fake(): Promise<FakeServer> {
-  const started = await startFakeServer({ script: [], fallback: answer });
-  fakes.push(started);
-  return started;
+function fake(): Promise<FakeServer> {
+  return fakes.fake();
 }
 
 /**
@@ -55,8 +38,7 @@ async function heldFake(
   const held = new Promise<void>((resolve) => {
     release = resolve;
   });
-  const to = await startFakeServer({ script: (index) => (index === 0 ? [{ waitFor: held }] : []), fallback });
-  fakes.push(to);
+  const to = await fakes.fake(fallback, (index) => (index === 0 ? [{ waitFor: held }] : []));
   return { to, release };
 }
 
@@ -66,18 +48,7 @@ async function open(target: FakeServer, options: Partial<RespireOptions> = {}): 
     reconnect: () => 5,
     ...options,
   });
-  clients.push(client);
-  return client;
-}
-
-/** A push frame as the server writes it. */
-function push(...items: (string | number | null)[]): string {
-  const parts = items.map((item) => {
-    if (item === null) return '_\r\n';
-    if (typeof item === 'number') return `:${item}\r\n`;
-    return `$${Buffer.byteLength(item)}\r\n${item}\r\n`;
-  });
-  return `>${items.length}\r\n${parts.join('')}`;
+  return fakes.track(client);
 }
 
 /** Sends `frame` on the client's first connection; resolves once the client has read it (a PING after it answered). */
@@ -254,20 +225,16 @@ describe('MOVING handoffs (fake server)', () => {
 describe('SMIGRATED on a Cluster node (fake server)', () => {
   it('refreshes the slot map', async () => {
     let slotReads = 0;
-    const node = await startFakeServer({
-      script: [],
-      fallback: (args) => {
-        const command = args.slice(0, 2).join(' ').toUpperCase();
-        if (command === 'CLUSTER SLOTS') {
-          slotReads++;
-          const port = String(node.port);
-          return `*1\r\n*3\r\n:0\r\n:16383\r\n*2\r\n$9\r\n127.0.0.1\r\n:${port}\r\n`;
-        }
-        if (command === 'CLUSTER SHARDS') return "-ERR unknown subcommand 'SHARDS'\r\n";
-        return answer(args);
-      },
+    const node = await fakes.fake((args) => {
+      const command = args.slice(0, 2).join(' ').toUpperCase();
+      if (command === 'CLUSTER SLOTS') {
+        slotReads++;
+        const port = String(node.port);
+        return `*1\r\n*3\r\n:0\r\n:16383\r\n*2\r\n$9\r\n127.0.0.1\r\n:${port}\r\n`;
+      }
+      if (command === 'CLUSTER SHARDS') return "-ERR unknown subcommand 'SHARDS'\r\n";
+      return answer(args);
     });
-    fakes.push(node);
     const client = await open(node, { useCluster: true });
     expect(await client.get('k')).toBe('k');
     const before = slotReads;

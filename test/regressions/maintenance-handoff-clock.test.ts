@@ -2,38 +2,23 @@
 // That wait ran on the global setTimeout, not on the client's clock: a simulated clock never saw
 // it, and after close() the pending timer kept the process alive for up to half the announced
 // time. The fake server sends the MOVING (Redis 7.0 cannot send maintenance notifications).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RespireClient } from '../../src/index.js';
-import { type FakeServer, HELLO_3_REPLY, startFakeServer } from '../kit/fake-server.js';
+import { useMaintenanceFakes } from '../client/maintenance-support.js';
 import { parkedClock } from '../kit/parked-clock.js';
 import { waitUntil } from '../kit/wait-until.js';
 
-const fakes: FakeServer[] = [];
-const clients: RespireClient[] = [];
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.destroy();
-  await Promise.all(fakes.splice(0).map((fake) => fake.close()));
-});
-
-function answer(args: string[]): string | undefined {
-  const name = args[0]!.toUpperCase();
-  if (name === 'HELLO') return HELLO_3_REPLY;
-  if (name === 'CLIENT' || name === 'QUIT') return '+OK\r\n';
-  if (name === 'PING') return '+PONG\r\n';
-  if (name === 'GET') return `$${Buffer.byteLength(args[1]!)}\r\n${args[1]}\r\n`;
-  return '-ERR unexpected\r\n';
-}
+const fakes = useMaintenanceFakes();
 
 describe('a MOVING without an endpoint', () => {
   it("waits half the announced time on the client's clock", async () => {
-    const target = await startFakeServer({ script: [], fallback: answer });
-    fakes.push(target);
+    const target = await fakes.fake();
     const clock = parkedClock(60_000);
     const client = await RespireClient.connect({
       endpoints: [{ host: target.host, port: target.port }],
       clock,
     });
-    clients.push(client);
+    fakes.track(client);
     // MOVING seq 7, 3600 s, no endpoint: reconnect to the configured one after 1800 s.
     await (await target.connection(0)).send('>4\r\n$6\r\nMOVING\r\n:7\r\n:3600\r\n_\r\n');
     await waitUntil(

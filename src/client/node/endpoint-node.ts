@@ -6,6 +6,7 @@
 import type { RespireEndpoint } from '../../errors.js';
 import { Channel, type ChannelOptions } from '../../transport/channel.js';
 import { type Command, CommandFlags } from '../../transport/command.js';
+import { Health } from '../../transport/health.js';
 import { Maintenance } from '../../transport/maintenance/maintenance.js';
 import { MaintenanceWindows } from '../../transport/maintenance/maintenance-windows.js';
 import { coverRead } from '../cache/cached-read.js';
@@ -71,6 +72,13 @@ export class EndpointNode {
    */
   readonly lender: SessionPool;
   private readonly hold: BlockingHold | undefined;
+  /**
+   * Blocking commands waiting for their dedicated connection, and where a failover switch sent
+   * them meanwhile (moveHeldBlocking): they go there, unwritten, once the wait ends.
+   */
+  private readonly acquiring = new Map<Command<unknown>, ((command: Command<unknown>) => void) | undefined>();
+  /** The last leave() (a new object each time): borrowings begun before it fail with its reason. */
+  private left: { readonly reason: Error } | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly settings: EndpointNodeSettings) {
@@ -183,6 +191,16 @@ export class EndpointNode {
    */
   moveHeldBlocking(forward: (command: Command<unknown>) => void): void {
     this.hold?.moveHeld(forward);
+    for (const command of this.acquiring.keys()) this.acquiring.set(command, forward);
+  }
+
+  /**
+   * A failover group switched away from this node's member: a dedicated connection being borrowed
+   * now (a WATCH, a durability batch, a stream) is given back unused and the borrower fails with
+   * `reason`, nothing sent; a blocking command waiting for one moves (moveHeldBlocking).
+   */
+  leave(reason: Error): void {
+    this.left = { reason };
   }
 
   /**
@@ -220,9 +238,16 @@ export class EndpointNode {
    */
   private dedicatedLender(): SessionPool {
     const { gate, dedicated } = this;
-    if (gate === undefined) return dedicated;
+    const borrow = gate === undefined ? () => dedicated.acquire() : () => gate.borrow(dedicated);
     return {
-      acquire: () => gate.borrow(dedicated),
+      acquire: () => {
+        const left = this.left;
+        return borrow().then((channel) => {
+          if (this.left === left) return channel;
+          dedicated.release(channel);
+          throw this.left!.reason;
+        });
+      },
       release: (channel) => dedicated.release(channel),
       discard: (channel) => dedicated.discard(channel),
     };
@@ -230,8 +255,14 @@ export class EndpointNode {
 
   /** A blocking command borrows a connection of its own for as long as it runs. */
   private runDedicated(command: Command<unknown>, prefix: Command<unknown> | undefined): void {
+    // A Cluster ASKING pair stays: the redirect named this node.
+    if (prefix === undefined) this.acquiring.set(command, undefined);
     this.lender.acquire().then(
       (channel) => {
+        if (this.movedAway(command)) {
+          this.dedicated.release(channel);
+          return;
+        }
         enqueueAfter(channel, prefix, command);
         command.promise.then(
           // A fire-and-forget command settles when written: the server is still blocked on it.
@@ -247,9 +278,19 @@ export class EndpointNode {
         );
       },
       (error) => {
-        if (this.hold?.hold(command, error) !== true) command.reject(error);
+        if (!this.movedAway(command) && this.hold?.hold(command, error) !== true) command.reject(error);
       },
     );
+  }
+
+  /** Ends the wait of `command` for its connection; true when a switch sent it elsewhere meanwhile. */
+  private movedAway(command: Command<unknown>): boolean {
+    const forward = this.acquiring.get(command);
+    this.acquiring.delete(command);
+    if (forward === undefined || command.settled) return false;
+    command.reportHealth(Health.None); // a probe ticket taken while waiting ends with no outcome
+    forward(command);
+    return true;
   }
 }
 

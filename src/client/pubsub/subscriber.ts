@@ -197,6 +197,53 @@ export class Subscriber {
     }
   }
 
+  /**
+   * Settles once every subscribe still awaiting its first confirmation is confirmed or failed;
+   * undefined when none is (a failover switch moves such subscriptions once they settle).
+   */
+  whenPendingSettle(): Promise<void> | undefined {
+    const pending: Promise<void>[] = [];
+    for (const kind of SUBSCRIPTION_KINDS) {
+      for (const name of this.registry.names(kind)) {
+        const entry = this.registry.get(kind, name)!;
+        if (!entry.confirmed) pending.push(entry.ready);
+      }
+    }
+    return pending.length === 0 ? undefined : Promise.allSettled(pending).then(ignore);
+  }
+
+  /**
+   * Subscribes still waiting for the connection to open (nothing written): taken off this node
+   * with their listeners and handed to `elsewhere` (a failover switch makes them on the new
+   * member); each caller's subscribe settles as that does. Unsubscribes stay.
+   */
+  moveUnwritten(
+    elsewhere: (
+      kind: SubscriptionKind,
+      entries: { names: string[]; listeners: PubSubListener[] }[],
+    ) => Promise<void>,
+  ): void {
+    const backlog = this.backlog;
+    if (backlog === undefined) return;
+    for (const command of [...backlog]) {
+      const kind = SUBSCRIPTION_KINDS.find((candidate) => SUBSCRIBE_COMMAND[candidate] === command.name);
+      if (kind === undefined || command.settled) continue;
+      backlog.splice(backlog.indexOf(command), 1);
+      const names = command.args.slice(1).map(String);
+      const entries = names.flatMap((name) => {
+        const entry = this.registry.get(kind, name);
+        return entry === undefined ? [] : [{ names: [name], listeners: [...entry.listeners] }];
+      });
+      // Forgotten here first: nothing was written, so there is nothing to unsubscribe.
+      this.registry.remove(kind, names, undefined);
+      command.reportHealth(Health.None);
+      elsewhere(kind, entries).then(
+        () => command.resolve(names.length),
+        (error: unknown) => command.reject(error),
+      );
+    }
+  }
+
   /** Every subscription the server confirmed, with its listeners (to move them to another node). */
   confirmedSubscriptions(): { kind: SubscriptionKind; name: string; listeners: PubSubListener[] }[] {
     const all: { kind: SubscriptionKind; name: string; listeners: PubSubListener[] }[] = [];

@@ -7,7 +7,8 @@
 // original deadlines; written ones finish on the old socket, never replayed. A batch's entries
 // queued together stay on the channel in order; a transaction's MULTI and steps are written
 // together, so it moves only whole, before acceptance. If the replacement cannot be opened, writes
-// resume on the old connection.
+// resume on the old connection. If the old connection is lost meanwhile (a reset), the replacement
+// is the channel's reconnection, or replaces the connection the channel reconnected with.
 import type { RespireEndpoint } from '../../errors.js';
 import type { Clock } from '../../util/clock.js';
 import { startTimer } from '../../util/timers.js';
@@ -23,11 +24,14 @@ export interface HandoffChannel {
   pauseWrites(paused: boolean): void;
   /**
    * Opens a connection to `endpoint` with the channel's handshake; once `old` owes no reply, it
-   * replaces `old` if that is still the channel's connection (true), else it is closed (false).
+   * replaces `old` if that is still the channel's connection, or becomes the channel's connection
+   * if `old` was lost and the channel is still reconnecting (true); else it is closed (false).
    */
   replaceConnection(old: Connection, endpoint: RespireEndpoint): Promise<boolean>;
 }
 
+/** Connections a handoff replaces at most: its old one, and ones the channel reconnected with meanwhile. */
+const MAX_REPLACEMENTS = 3;
 /** Bounds the QUIT of the replaced connection, which owes nothing any more. */
 const QUIT_BOUND_MS = 1000;
 
@@ -40,11 +44,22 @@ export async function handOff(
     // On the client's clock (util/timers.ts); unref: a closed client is not kept alive by the wait.
     await new Promise<void>((resolve) => startTimer(clock, resolve, (moving.timeS * 1000) / 2, true));
   }
-  const old = channel.current;
+  let old = channel.current;
   if (old === undefined) return;
   channel.pauseWrites(true);
   try {
-    if (await channel.replaceConnection(old, moving.to ?? channel.endpoint)) await old.quit(QUIT_BOUND_MS);
+    for (let attempt = 1; ; attempt++) {
+      if (await channel.replaceConnection(old, moving.to ?? channel.endpoint)) {
+        await old.quit(QUIT_BOUND_MS);
+        return;
+      }
+      // The old connection was lost meanwhile and the channel already reconnected, to its
+      // configured endpoint, which the MOVING said goes away: replace that one instead (nothing
+      // was written on it, writes are paused). Otherwise (closing, or a failed replacement) stop.
+      const current = channel.current;
+      if (current === undefined || current === old || attempt === MAX_REPLACEMENTS) return;
+      old = current;
+    }
   } catch {
     // No replacement: the old connection carries on until the server closes it, then the channel
     // reconnects to its configured endpoint as after any lost connection.

@@ -39,7 +39,7 @@ export class MaintenanceWindows {
     return true;
   }
 
-  /** Opens the window of `seq` (a MOVING handoff opens one too, and ends it when it is done). */
+  /** Opens the window of `seq` (a MOVING handoff opens one too, and closes it when it is done). */
   start(seq: number, timeS: number): void {
     const lengthMs = Math.max(timeS * 1000, this.relaxedTimeoutMs);
     this.open.set(seq, this.clock.now() + BACKSTOP_FACTOR * lengthMs);
@@ -48,6 +48,11 @@ export class MaintenanceWindows {
   /** Closes the windows of `seq` and earlier; a stale end (older than every open one) closes none. */
   end(seq: number): void {
     for (const open of this.open.keys()) if (open <= seq) this.open.delete(open);
+  }
+
+  /** Closes the window of `seq` alone: a MOVING handoff's, whose end is no end of earlier windows. */
+  close(seq: number): void {
+    this.open.delete(seq);
   }
 
   /** Whether a window is open now (expired ones are dropped first). */

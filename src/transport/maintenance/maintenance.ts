@@ -44,7 +44,8 @@ export class Maintenance {
     this.moving = seq;
     handOff(channel, notification, this.windows.clock).finally(() => {
       if (this.moving === seq) this.moving = undefined;
-      this.windows.apply({ kind: 'end', type: 'MOVED', seq });
+      // Its own window only: a MIGRATING still open (an earlier seq) has not ended (§5 item 1).
+      this.windows.close(seq);
     });
     return true;
   }
