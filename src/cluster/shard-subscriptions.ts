@@ -8,8 +8,10 @@ import type { EndpointNode } from '../client/node/endpoint-node.js';
 import { moveSubscriptions } from '../client/pubsub/move-subscriptions.js';
 
 /**
- * For each node of `nodes` that `online` says failed: its confirmed shard channels, taken off it
- * and subscribed on the node `owner` names for them (a failure goes to `onPubSubError`).
+ * For each node of `nodes` that `online` says failed: its confirmed shard channels whose slot
+ * another node owns now, taken off it and subscribed there. A channel whose slot the map still
+ * gives the failed node (its replica not promoted yet), or no node, stays: the subscriber keeps
+ * reconnecting, and a later map moves it. Moving it then would only fail and forget it.
  */
 export function moveFailedShardChannels(
   nodes: readonly EndpointNode[],
@@ -17,11 +19,18 @@ export function moveFailedShardChannels(
   owner: (channel: string) => EndpointNode | Error,
 ): void {
   for (const node of nodes) {
-    if (!online(node))
-      moveSubscriptions(
-        node,
-        (kind) => kind === 'shard',
-        (_, name) => owner(name),
-      );
+    if (online(node)) continue;
+    const owners = new Map<string, EndpointNode>();
+    moveSubscriptions(
+      node,
+      (kind, name) => {
+        if (kind !== 'shard') return false;
+        const next = owner(name);
+        if (next instanceof Error || next === node) return false;
+        owners.set(name, next);
+        return true;
+      },
+      (_, name) => owners.get(name)!,
+    );
   }
 }

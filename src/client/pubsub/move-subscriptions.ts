@@ -11,20 +11,20 @@ import type { PubSubListener, SubscriptionKind } from './subscriber.js';
 type Entry = { readonly names: string[]; readonly listeners: readonly PubSubListener[] };
 
 /**
- * `from`'s confirmed subscriptions of the kinds `take` accepts, each taken off it and subscribed on
+ * `from`'s confirmed subscriptions that `take` accepts, each taken off it and subscribed on
  * the node `to` names for it (or reported with `to`'s error). `from` unsubscribes them, one
  * command per kind, unless it is `closing` (a replaced Sentinel primary): closing ends them.
  */
 export function moveSubscriptions(
   from: EndpointNode,
-  take: (kind: SubscriptionKind) => boolean,
+  take: (kind: SubscriptionKind, name: string) => boolean,
   to: (kind: SubscriptionKind, name: string) => EndpointNode | Error,
   closing = false,
 ): void {
   const moves = new Map<EndpointNode, Map<SubscriptionKind, Entry[]>>();
   const taken = new Map<SubscriptionKind, string[]>();
   for (const { kind, name, listeners } of from.subscriber.confirmedSubscriptions()) {
-    if (!take(kind)) continue;
+    if (!take(kind, name)) continue;
     const names = taken.get(kind) ?? [];
     taken.set(kind, names);
     names.push(name);
