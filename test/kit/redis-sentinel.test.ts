@@ -38,7 +38,7 @@ describe('startRedisSentinel', () => {
     }
     for (let index = 0; index < 3; index++) {
       const master = fieldsOf(await group.sentinelCommand(index, ['SENTINEL', 'MASTER', 'mymaster']));
-      expect(master).toMatchObject({ flags: 'master', quorum: '2', 'down-after-milliseconds': '1000' });
+      expect(master).toMatchObject({ flags: 'master', quorum: '2', 'down-after-milliseconds': '2000' });
       const listed = (await group.sentinelCommand(index, ['SENTINEL', 'REPLICAS', 'mymaster'])) as Reply[];
       expect(listed.map((entry) => Number(fieldsOf(entry).port)).sort()).toEqual(
         replicas.map((replica) => replica.port).sort(),

@@ -18,7 +18,10 @@ export interface RedisSentinelOptions {
   sentinels?: number;
   /** Sentinels that must agree the primary is down. Default 2. */
   quorum?: number;
-  /** `down-after-milliseconds`. Default 1,000 ms. */
+  /**
+   * `down-after-milliseconds`. Default 2,000 ms: with 1 s, a loaded 2-core machine (CI) saw the
+   * sentinels declare a just-promoted primary down and fail over a second time.
+   */
   downAfterMs?: number;
   /**
    * `failover-timeout`. Default 5,000 ms. A sentinel starts no automatic failover of the same
@@ -345,7 +348,7 @@ class RedisSentinelProcess implements RedisSentinelGroup {
     const name = this.serviceName;
     const lines = [
       `sentinel monitor ${name} ${primary.host} ${primary.port} ${this.options.quorum ?? 2}`,
-      `sentinel down-after-milliseconds ${name} ${this.options.downAfterMs ?? 1_000}`,
+      `sentinel down-after-milliseconds ${name} ${this.options.downAfterMs ?? 2_000}`,
       `sentinel failover-timeout ${name} ${this.options.failoverTimeoutMs ?? 5_000}`,
       `sentinel parallel-syncs ${name} 1`,
     ];

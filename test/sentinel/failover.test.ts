@@ -8,7 +8,7 @@ import { nextPrimaryChange, ports, replicasWhere, reported, watch } from './supp
 
 const group = useRedisSentinel();
 
-/** down-after-milliseconds is 1 s: s_down and -sdown come within a few seconds. */
+/** down-after-milliseconds is 2 s (the kit's): s_down and -sdown come within a few seconds. */
 const SENTINEL_NOTICE_MS = 8_000;
 
 describe('SentinelWatcher following the group', () => {
