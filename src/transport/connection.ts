@@ -384,8 +384,11 @@ export class Connection {
       const command = this.inflight.at(i)!;
       const deadline = command.deadline;
       if (deadline === 0) continue;
-      if (deadline <= now) this.timeOut(command);
-      else if (deadline < next) next = deadline;
+      // Past it but written before a maintenance window opened: relaxed as in it (PROTOCOL.md §5).
+      const due =
+        deadline > now ? deadline : command.writtenAt + (this.maintenance?.relax(command.timeoutMs) ?? 0);
+      if (due <= now) this.timeOut(command);
+      else if ((command.deadline = due) < next) next = due;
     }
     if (this.closed) return Number.POSITIVE_INFINITY;
     const unresponsiveAt = this.unresponsiveAt();
