@@ -14,6 +14,7 @@ import { onProcessExit } from './process-cleanup.js';
 /** A lock directory still without its pid file after this long was left by a crash. */
 const UNNAMED_GRACE_MS = 10_000;
 const POLL_MS = 100;
+const SAY_WAITING_AFTER_MS = 120_000;
 
 export class TopologyGate {
   private readonly owner: string;
@@ -43,6 +44,9 @@ export class TopologyGate {
   }
 
   private async lockWhenFree(): Promise<void> {
+    // Said once, after a while: a bench started during a test run would otherwise wait in silence.
+    const sayAt = Date.now() + SAY_WAITING_AFTER_MS;
+    let said = false;
     for (;;) {
       try {
         mkdirSync(this.lock);
@@ -52,8 +56,15 @@ export class TopologyGate {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
-      if (this.holderGone()) this.unlock();
-      else await delay(POLL_MS);
+      if (this.holderGone()) {
+        this.unlock();
+        continue;
+      }
+      if (!said && Date.now() >= sayAt) {
+        said = true;
+        console.error(`waiting for another process's Redis Cluster or Sentinel group to stop (${this.lock})`);
+      }
+      await delay(POLL_MS);
     }
   }
 
