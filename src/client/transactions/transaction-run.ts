@@ -295,7 +295,7 @@ export class TransactionRun implements AbortTarget {
       return;
     }
     this.onNodeReplaced(place);
-    for (const step of steps) place.target.enqueue(step);
+    for (const step of steps) if (!step.settled) place.target.enqueue(step);
   }
 
   /**
