@@ -241,12 +241,15 @@ export class CircuitGate implements AdmissionGate {
    * with every probe slot taken, the admission at the flush would reject it, so it is rejected now
    * (issue 11: a sick Cluster node's callers waited behind every other node's microtasks for it).
    * Nothing is taken: a probe is admitted at the write, as is every command of a closed circuit.
-   * One state read per command while closed.
+   * One state read per command while closed. Otherwise the time is read afresh, as by every check
+   * made one by one: a reading cached earlier in a long synchronous run would reject, as still
+   * open, a command the flush admits as a probe.
    */
   rejectWhenQueued(command: Command<unknown>): Error | undefined {
     const breaker = this.breaker;
     if (breaker === undefined || breaker.state === 'closed' || (command.flags & UNCHECKED) !== 0)
       return undefined;
+    this.freshTime();
     const code = breaker.check();
     return code < 0 ? this.rejection(code) : undefined;
   }
