@@ -359,7 +359,9 @@ export class RespDecoder {
     } else {
       // Verbatim: `fmt:` then the text (PROTOCOL.md §1.1); the format is dropped.
       if (stop - start < 4 || src[start + 3] !== COLON) {
-        this.fail('verbatim string without a `fmt:` prefix', this.payloads.offset + 3 - this.base);
+        // At the byte where `:` belongs, or the payload's end when it is shorter (`=0`): never past it.
+        const at = this.payloads.offset + Math.min(3, stop - start) - this.base;
+        this.fail('verbatim string without a `fmt:` prefix', at);
       }
       value = this.returnBuffers ? src.subarray(start + 4, stop) : utf8Text(src, start + 4, stop);
     }
