@@ -113,7 +113,8 @@ export async function tripWithReset(rig: CircuitRig, count = 2): Promise<void> {
   const keys = Array.from({ length: count }, (_, i) => `circuit:trip:${i}`);
   const bytes = encodePipeline(keys.map((key) => ['GET', key])).length;
   const before = proxy.bytesFromClient;
-  const failures = keys.map((key) => outcome(client.get(key)));
+  // Their own deadline, past the reset: a rig's short commandTimeout must not turn them into timeouts.
+  const failures = keys.map((key) => outcome(client.get(key, { timeout: 10_000 })));
   await proxy.waitForClientBytes(before + bytes);
   const opened = nextTransition(circuit, 'open');
   await proxy.setMode('reset');
