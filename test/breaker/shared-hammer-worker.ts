@@ -65,7 +65,9 @@ function run(job: HammerRun, index: number): HammerLog {
   while (Atomics.load(control, 1) < job.workers);
   for (let i = 0; i < job.operations; i++) {
     const draw = random();
-    if (draw < 0.45 || inFlight.length === 0) {
+    // With nothing in flight a worker still steps the clock: an open circuit rejects every
+    // admission, and a schedule that only retried would never reach the half-open state.
+    if (draw < 0.45 || (inFlight.length === 0 && draw < 0.93)) {
       const ticket = circuit.tryAdmit();
       if (ticket >= 0) {
         inFlight.push(ticket);
