@@ -19,7 +19,8 @@ const FORM = 'redis://[user[:password]@]host[:port][/database] or rediss://… (
 
 /** Whether an endpoint string is a URL rather than `host:port`. */
 export function isUrl(input: unknown): input is string {
-  return typeof input === 'string' && /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(input);
+  // Leading blanks too: `new URL` trims them (an env file's `REDIS_URL= redis://…`).
+  return typeof input === 'string' && /^\s*[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(input);
 }
 
 /**
@@ -28,7 +29,9 @@ export function isUrl(input: unknown): input is string {
  * clients read options from it that Respire would silently drop.
  * @throws RespireConfigurationError naming `option`.
  */
-export function parseRedisUrl(input: string, option: string): { endpoint: RespireEndpoint } & UrlSettings {
+export function parseRedisUrl(given: string, option: string): { endpoint: RespireEndpoint } & UrlSettings {
+  // Trimmed as `new URL` does, so that an error echoes a URL whose query redact.ts recognises.
+  const input = given.trim();
   let url: URL;
   try {
     url = new URL(input);
@@ -41,9 +44,8 @@ export function parseRedisUrl(input: string, option: string): { endpoint: Respir
       scheme === 'unix:' || scheme === 'redis+unix:' ? `${FORM}; a Unix socket is { path }` : FORM;
     throw new RespireConfigurationError(option, input, allowed);
   }
-  if (url.search !== '' || url.hash !== '' || url.hostname === '') {
-    throw new RespireConfigurationError(option, input, `${FORM}, without query or fragment`);
-  }
+  const problem = addressProblem(url);
+  if (problem !== undefined) throw new RespireConfigurationError(option, input, `${FORM}: ${problem}`);
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   const port = url.port === '' ? DEFAULT_PORT : Number(url.port);
   const username = decode(url.username, option, input);
@@ -66,6 +68,27 @@ export function parseRedisUrl(input: string, option: string): { endpoint: Respir
     }
   }
   return { endpoint: { host, port }, username, password, database, tls: scheme === 'rediss:' };
+}
+
+/** Query parameters other clients read (ioredis), named when refused; others are only counted. */
+const KNOWN_PARAMETERS = new Set(['db', 'password', 'username', 'user', 'tls', 'ssl', 'family', 'name']);
+
+/** Why a parsed URL names no usable address, or undefined when it does. */
+function addressProblem(url: URL): string | undefined {
+  if (url.search !== '') {
+    // Names only, never values (a password may be one); unknown names may be secrets too.
+    const names = [...new Set(url.searchParams.keys())];
+    const known = names.filter((name) => KNOWN_PARAMETERS.has(name));
+    const others = names.length - known.length;
+    const listed = [...known, ...(others > 0 ? [`${others} other${others > 1 ? 's' : ''}`] : [])];
+    return `no query (${listed.join(', ')}): give the database as the path (/2), credentials as user info, TLS as rediss://, anything else as an option`;
+  }
+  if (url.hash !== '') return 'no fragment';
+  if (url.hostname === '') return 'a host (a Unix socket is { path })';
+  // A non-special scheme keeps percent-escapes in its host: no DNS name or address has them.
+  if (url.hostname.includes('%')) return 'a host name or IP address, not percent-encoded';
+  if (url.port === '0') return 'a port from 1 through 65535';
+  return undefined;
 }
 
 function decode(part: string, option: string, input: string): string | undefined {
@@ -167,6 +190,8 @@ export function resolveUrls(
       'not set together with endpoints: give the URL in endpoints',
     );
   }
+  // API.md: `url` is a redis:// URL; `host:port` text there is a mistake, not an endpoint.
+  if (url !== undefined && !isUrl(String(url))) throw new RespireConfigurationError('url', url, FORM);
   const given: unknown[] = url === undefined ? (options.endpoints as unknown[]) : [String(url)];
   const urls: { option: string; settings: UrlSettings }[] = [];
   const endpoints = given.map((input, i) => {

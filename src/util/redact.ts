@@ -31,8 +31,11 @@ export function redactOption(path: string, value: unknown): unknown {
   return isCredentialName(name) ? REDACTED : redactValue(value, 0, new Set());
 }
 
-/** A URL's scheme and `//`, as `redis://` or `rediss://` URLs and other clients' start. */
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+/**
+ * A URL's scheme and `//`, as `redis://` or `rediss://` URLs and other clients' start, after the
+ * blanks `new URL` ignores (a URL with them is still a URL, its query still secret).
+ */
+const SCHEME = /^\s*[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 
 /** A string with the user info of a URL (`redis://user:pass@host`) or of `user:pass@host` replaced. */
 export function redactUserInfo(text: string): string {
