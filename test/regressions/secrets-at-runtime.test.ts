@@ -6,6 +6,9 @@
 // error, every metric measurement, every diagnostics_channel message and every process warning
 // is searched for the secret.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiagnosticChannels, RespireClient, type RespireOptions } from '../../src/index.js';
@@ -17,7 +20,14 @@ const ENCODED = encodeURIComponent(SECRET);
 const WRONG = 'N0t-the-Sw0rdf1sh';
 const NEEDLES = [SECRET, ENCODED, WRONG, encodeURIComponent(WRONG)];
 
-const server = useRedisServer({ aclUsers: [{ name: 'app', password: SECRET }] });
+// The server listens on a Unix socket too, for the `{ path }` way below.
+const socketDir = mkdtempSync(path.join(os.tmpdir(), 'respire-secrets-'));
+const SOCKET = path.join(socketDir, 'redis.sock');
+const server = useRedisServer({
+  aclUsers: [{ name: 'app', password: SECRET }],
+  configLines: [`unixsocket ${SOCKET}`, 'unixsocketperm 700'],
+});
+afterAll(() => rmSync(socketDir, { recursive: true, force: true }));
 
 const seen: unknown[] = [];
 const record = (message: unknown): void => {
@@ -55,6 +65,7 @@ const WAYS: [label: string, configure: Configure][] = [
   ['the url option', (h, p, pw) => ({ url: `redis://app:${encodeURIComponent(pw)}@${h}:${p}/1` })],
   ['an endpoint URL', (h, p, pw) => ({ endpoints: [`redis://app:${encodeURIComponent(pw)}@${h}:${p}`] })],
   ['username and password', (h, p, pw) => ({ endpoints: [`${h}:${p}`], username: 'app', password: pw })],
+  ['a Unix socket path', (_h, _p, pw) => ({ endpoints: [{ path: SOCKET }], username: 'app', password: pw })],
 ];
 
 describe.each(WAYS)('a password given through %s', (_label, configure) => {
