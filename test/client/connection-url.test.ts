@@ -7,31 +7,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/client/options.js';
-import {
-  RespireCircuitOpenError,
-  RespireClient,
-  RespireConfigurationError,
-  type RespireError,
-  type RespireOptions,
-} from '../../src/index.js';
-import { validateSentinelOptions } from '../../src/sentinel/options.js';
+import { RespireCircuitOpenError, RespireClient, type RespireError } from '../../src/index.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { RecordingMeter } from './circuit-kit.js';
+import { configRefusal as refusal } from './config-refusal.js';
 import { useConnect } from './support.js';
 
 const open = useConnect();
-
-function refusal(options: unknown): RespireConfigurationError {
-  try {
-    // What connect() does before any socket opens: the options, then the mode's own (Sentinel).
-    const resolved = resolveOptions(options as RespireOptions);
-    if (resolved.mode === 'sentinel') validateSentinelOptions(resolved.sentinel);
-  } catch (error) {
-    expect(error).toBeInstanceOf(RespireConfigurationError);
-    return error as RespireConfigurationError;
-  }
-  throw new Error(`accepted ${JSON.stringify(options)}`);
-}
 
 describe('URLs in the options', () => {
   it('an endpoint URL sets the address, credentials and database', () => {

@@ -13,23 +13,16 @@
 //   host (`redis:///run/redis.sock`) was refused for having a query or fragment, which it has not.
 import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/client/options.js';
-import { RespireConfigurationError, type RespireOptions } from '../../src/index.js';
-import { validateSentinelOptions } from '../../src/sentinel/options.js';
+import type { RespireConfigurationError } from '../../src/index.js';
+import { configRefusal } from '../client/config-refusal.js';
 
 const SECRET = 'Qx7-secret';
 
+/** The refusal, which must not show the secret either. */
 function refusal(options: unknown): RespireConfigurationError {
-  try {
-    // What connect() does before any socket opens: the options, then the mode's own (Sentinel).
-    const resolved = resolveOptions(options as RespireOptions);
-    if (resolved.mode === 'sentinel') validateSentinelOptions(resolved.sentinel);
-  } catch (error) {
-    expect(error).toBeInstanceOf(RespireConfigurationError);
-    const refused = error as RespireConfigurationError;
-    expect(`${refused.message} ${String(refused.value)}`).not.toContain(SECRET);
-    return refused;
-  }
-  throw new Error(`accepted ${JSON.stringify(options)}`);
+  const refused = configRefusal(options);
+  expect(`${refused.message} ${String(refused.value)}`).not.toContain(SECRET);
+  return refused;
 }
 
 describe('the url option takes a URL only', () => {
