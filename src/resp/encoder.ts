@@ -24,8 +24,12 @@ const DEFAULT_LARGE_ARGUMENT_BYTES = 16 * 1024;
 // ASCII strings from this many units are referenced by a CommandEncoder too, as string chunks the
 // socket encodes in C++ (Latin-1, one byte a unit) straight into its write: no copy into the
 // encoder's buffer, no fresh buffer each large command. Measured with 100 KiB SETs (issue 17):
-// see bench/suites/client.ts. Strings are immutable, so no contract is needed for them.
-const LARGE_STRING_UNITS = 16 * 1024;
+// see bench/suites/client.ts; and with 100 SETs of 8 KiB at once (alternating 8 and 16 Ki in one
+// run, six pairs): 6-13 µs CPU a SET referenced against 9-103 µs copied, where the copies went
+// to a fresh encoder buffer each tick (`writeString` 22% of the profile, first touches of new
+// memory). Non-ASCII strings stay copied: as a 'utf8' string chunk they measured no better, and a
+// Buffer.from each twice as slow. Strings are immutable, so no contract is needed for them.
+const LARGE_STRING_UNITS = 8 * 1024;
 const CR = 13;
 const LF = 10;
 const EXPECTED = 'expected a string, Uint8Array, finite number or bigint';

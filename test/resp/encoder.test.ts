@@ -748,10 +748,10 @@ describe('CommandEncoder: large ASCII strings by reference', () => {
   const ascii = (units: number) =>
     Buffer.from(Array.from({ length: units }, (_, i) => 97 + (i % 26))).toString('latin1');
 
-  it('references an ASCII string from 16 Ki units as a string chunk, and copies one below', () => {
+  it('references an ASCII string from 8 Ki units as a string chunk, and copies one below', () => {
     const encoder = new CommandEncoder();
-    const large = ascii(16 * 1024);
-    const small = ascii(16 * 1024 - 1);
+    const large = ascii(8 * 1024);
+    const small = ascii(8 * 1024 - 1);
     encoder.encode(['SET', 'a', large]);
     encoder.encode(['SET', 'b', small]);
     const expected = Buffer.concat([encodeCommand(['SET', 'a', large]), encodeCommand(['SET', 'b', small])]);
