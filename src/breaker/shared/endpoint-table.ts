@@ -9,6 +9,7 @@ import {
   H_USE_CLOCK,
   type Layout,
   MAX_KEY_BYTES,
+  S_CLOSED_GENERATION,
   S_GENERATION,
   S_GUARD,
   S_KEY_LENGTH,
@@ -179,6 +180,7 @@ export class EndpointTable {
     const generation = (previous + 1) & WHOLE_GENERATION_MASK;
     Atomics.store(cells, generationCell, generation);
     Atomics.store(cells, stateCell, this.words.word(CLOSED, generation));
+    Atomics.store(cells, layout.cell(slot, S_CLOSED_GENERATION), generation);
     this.bytes.set(encoded, layout.keyByte(slot));
     Atomics.store(cells, layout.cell(slot, S_KEY_LENGTH), encoded.length);
     Atomics.store(cells, layout.cell(slot, S_USES), 1);

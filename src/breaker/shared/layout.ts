@@ -8,7 +8,7 @@ import { historyBytes } from '../outcome-history.js';
 /** 'RSPC': tells a registry buffer from any other SharedArrayBuffer. */
 export const MAGIC = 0x52535043;
 /** Bumped when the layout changes: a buffer from another version of respire is refused. */
-export const LAYOUT_VERSION = 3;
+export const LAYOUT_VERSION = 4;
 
 /** Header cells (Int32 indexes). */
 export const H_MAGIC = 0;
@@ -60,7 +60,14 @@ export const S_GENERATION = 9;
  * or a later one.
  */
 export const S_PROBE_TAKEN = 10;
-const SLOT_CELLS = 11;
+/**
+ * The whole generation while the circuit is closed, -1 otherwise: what a closed admission reads,
+ * one atomic load giving both the state and the ticket's generation (shared-circuit.ts
+ * `tryAdmit`). The state word stays the truth; this cell never says closed at a
+ * generation the word is not closed at, but may say -1 a moment longer than it must.
+ */
+export const S_CLOSED_GENERATION = 11;
+const SLOT_CELLS = 12;
 
 export const STATUS_FREE = 0;
 export const STATUS_READY = 1;
