@@ -7,8 +7,7 @@
 //
 // Every method runs under the table lock (endpoint-table.ts), per connection, never per command.
 import type { MonotonicClock } from '../environment.js';
-import { H_HOLDER_SERIAL, type Layout, MAX_HOLDERS, R_OWNER, R_WAKE, R_WOKEN, R_WOKEN_AT } from './layout.js';
-import { ProbeStamp } from './slot-cells.js';
+import { H_HOLDER_SERIAL, type Layout, MAX_HOLDERS, R_CHECKED, R_OWNER, R_WAKE } from './layout.js';
 
 /** `Atomics.waitAsync` (ES2024, in Node since 16), typed here as the project's lib predates it. */
 const waitAsync = (
@@ -18,15 +17,18 @@ const waitAsync = (
 ).waitAsync;
 
 /**
- * One view's holder record, and the liveness check of the others'. A live view whose thread is
- * busy (a long synchronous run) cannot arm its waiter again after a check woke it: it counts as
- * alive for `timeout` ms after that wake (the registry's `probeTimeout`), so only a thread stopped
- * that long after a check can be taken for gone. Its holds then end, and a slot it still used may
- * be given to another endpoint; set `probeTimeout` well above the longest synchronous run.
+ * One view's holder record, and the liveness check of the others'. A view found alive is not
+ * checked again for `timeout` ms (the registry's `probeTimeout`), so a full table costs each live
+ * thread at most one wake per `timeout`, however often it is asked for a slot. A thread busy in a
+ * long synchronous run cannot arm its waiter again after a check woke it: only one that has not run
+ * for `timeout` after a check can be taken for gone. Its holds then end, and a slot it still used
+ * may be given to another endpoint; keep `probeTimeout` well above the longest synchronous run.
  */
 export class HolderRecords {
   private own = -1;
   private token = 0;
+  /** Whether this view's waiter is armed: from its first hold, so a refused ask arms nothing. */
+  private armed = false;
 
   constructor(
     private readonly cells: Int32Array,
@@ -37,7 +39,8 @@ export class HolderRecords {
 
   /**
    * This view's record, claimed now if it has none (or lost it, taken for gone: its holds have
-   * ended), or -1 when every record belongs to a live view.
+   * ended), or -1 when every record belongs to a live view. A record claimed now is armed by the
+   * first `mark`, in the same locked section, so no other thread sees it unarmed.
    */
   ownRecord(): number {
     const cells = this.cells;
@@ -47,11 +50,12 @@ export class HolderRecords {
       if (Atomics.load(cells, this.cell(record, R_OWNER)) !== 0) continue;
       let token = 0;
       while (token === 0) token = (Atomics.add(cells, H_HOLDER_SERIAL, 1) + 1) | 0;
-      Atomics.store(cells, this.cell(record, R_WOKEN), 0);
+      // Never checked: the first check wakes it.
+      this.stamp(record, this.clock.now() - this.timeout - 1);
       Atomics.store(cells, this.cell(record, R_OWNER), token);
       this.own = record;
       this.token = token;
-      this.arm(record, token);
+      this.armed = false;
       return record;
     }
     return -1;
@@ -59,6 +63,10 @@ export class HolderRecords {
 
   /** Marks `slot` held by this view's record (from `ownRecord`). */
   mark(slot: number): void {
+    if (!this.armed) {
+      this.armed = true;
+      this.arm(this.own, this.token);
+    }
     Atomics.or(this.cells, this.layout.holdCell(this.own, slot), 1 << (slot & 31));
   }
 
@@ -80,7 +88,7 @@ export class HolderRecords {
       if (Atomics.load(this.cells, this.layout.holdCell(own, slot)) !== 0) return;
     this.own = -1;
     Atomics.store(this.cells, this.cell(own, R_OWNER), 0);
-    Atomics.notify(this.cells, this.cell(own, R_WAKE));
+    if (this.armed) Atomics.notify(this.cells, this.cell(own, R_WAKE));
   }
 
   /** Ends the records of views that are gone, calling `endHold(slot)` for each slot one held. */
@@ -98,20 +106,22 @@ export class HolderRecords {
   }
 
   /**
-   * Wakes one of the record's waiters: one woken means its view is alive (it arms a new one when
-   * its thread next runs its event loop). None woken means the thread ended, unless a check woke
-   * it less than `timeout` ago and it has not run since.
+   * Alive when found alive less than `timeout` ago; else its waiter is woken: one woken means
+   * alive (it arms a new one when its thread next runs its event loop), none means gone.
    */
   private isGone(record: number): boolean {
-    const cells = this.cells;
-    const wokenAt = new ProbeStamp(cells, this.cell(record, R_WOKEN_AT));
     const now = this.clock.now();
-    if (Atomics.notify(cells, this.cell(record, R_WAKE), 1) > 0) {
-      wokenAt.mark(now);
-      Atomics.add(cells, this.cell(record, R_WOKEN), 1);
-      return false;
-    }
-    return Atomics.load(cells, this.cell(record, R_WOKEN)) <= 0 || wokenAt.isStale(now, this.timeout);
+    // In whole milliseconds modulo 2^32, as slot-cells.ts `ProbeStamp`; a negative age is one
+    // that wrapped (24 days and more), so stale.
+    const age = ((Math.floor(now) | 0) - Atomics.load(this.cells, this.cell(record, R_CHECKED))) | 0;
+    if (age >= 0 && age < this.timeout) return false;
+    if (Atomics.notify(this.cells, this.cell(record, R_WAKE), 1) === 0) return true;
+    this.stamp(record, now);
+    return false;
+  }
+
+  private stamp(record: number, time: number): void {
+    Atomics.store(this.cells, this.cell(record, R_CHECKED), Math.floor(time) | 0);
   }
 
   /** Keeps one waiter on the record's wake cell while the record is this view's. */
@@ -120,9 +130,7 @@ export class HolderRecords {
     const result = waitAsync(this.cells, wake, Atomics.load(this.cells, wake));
     if (!result.async) return;
     void (result.value as Promise<unknown>).then(() => {
-      if (Atomics.load(this.cells, this.cell(record, R_OWNER)) !== token) return;
-      Atomics.sub(this.cells, this.cell(record, R_WOKEN), 1);
-      this.arm(record, token);
+      if (Atomics.load(this.cells, this.cell(record, R_OWNER)) === token) this.arm(record, token);
     });
   }
 

@@ -81,11 +81,9 @@ export const MAX_HOLDERS = 256;
 export const R_OWNER = 0;
 /** The cell the view keeps an `Atomics.waitAsync` waiter on: how another thread sees it is alive. */
 export const R_WAKE = 1;
-/** Waiters woken by liveness checks and not yet armed again by the view. */
-export const R_WOKEN = 2;
-/** When a liveness check last woke the view's waiter (slot-cells.ts `ProbeStamp`). */
-export const R_WOKEN_AT = 3;
-const RECORD_CELLS = 4;
+/** When a liveness check last found the view alive (slot-cells.ts `ProbeStamp`). */
+export const R_CHECKED = 2;
+const RECORD_CELLS = 3;
 
 export const STATUS_FREE = 0;
 export const STATUS_READY = 1;
