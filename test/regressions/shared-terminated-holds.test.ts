@@ -48,6 +48,8 @@ describe('a shared registry whose worker threads come and go', () => {
     registry.circuit('main-b:6379');
     expect(registry.size).toBe(2);
     expect(registry.idleCount).toBe(0);
+    // The holder records' bookkeeping leaves the header's options as they were.
+    expect(SharedCircuitRegistry.attach(registry.buffer).probeTimeout).toBe(registry.probeTimeout);
   }, 60_000);
 
   it('never takes a slot from a live worker, even one busy in a long synchronous run', async () => {

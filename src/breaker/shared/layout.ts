@@ -21,10 +21,10 @@ export const H_TABLE_LOCK = 4;
 export const H_USE_CLOCK = 5;
 /** The last holder token given out (holder-records.ts): each view's record gets a new one. */
 export const H_HOLDER_SERIAL = 6;
-/** Byte offset of the registry's `probeTimeout`, a Float64. */
-export const PROBE_TIMEOUT_BYTE = 24;
+/** Byte offset of the registry's `probeTimeout`, a Float64 (after the Int32 cells above). */
+export const PROBE_TIMEOUT_BYTE = 32;
 /** Byte offset of the options, as Float64 values in `OPTION_ORDER`. */
-const OPTIONS_BYTE = 32;
+const OPTIONS_BYTE = 40;
 
 /** The options, in their header order. */
 export const OPTION_ORDER = [
