@@ -345,7 +345,10 @@ export class SharedCircuit {
         const word = Atomics.load(this.cells, this.stateCell);
         if (this.generationOf(word) !== generation) return;
         if (stateOf(word) === CLOSED) {
-          // Closed while the cell still says -1: its closer stopped in the guard before writing it.
+          // Closed while the cell says -1: a thread stopped in the guard after its exchange to
+          // closed and before the cell's store, or after clearing the cell for a trip and before
+          // its exchange. Written now, so that closed admissions are one load again.
+          this.enterClosed(word, generation);
           next = this.recordWhileClosed(outcome, word);
         } else if (stateOf(word) === HALF_OPEN) {
           this.advanceCircuitTime();
