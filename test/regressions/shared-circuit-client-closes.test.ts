@@ -90,7 +90,7 @@ for (const how of ['destroy', 'close'] as const) {
       elsewhere.complete(ticket, CircuitOutcome.Success);
       expect(elsewhere.state).toBe('closed');
     } else {
-      const reopened = nextTransition(circuit, 'open');
+      const reopened = nextTransition(circuit, 'open', 10_000);
       await client.close();
       expect((await probe).error).toBeDefined();
       await reopened;
