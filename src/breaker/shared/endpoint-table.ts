@@ -25,6 +25,7 @@ import {
   STATUS_FREE,
   STATUS_READY,
 } from './layout.js';
+import { SlotGuard } from './slot-cells.js';
 import { CLOSED, type StateWordLayout, stateOf, WHOLE_GENERATION_MASK } from './state-word.js';
 
 const encoder = new TextEncoder();
@@ -38,6 +39,11 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 export class EndpointTable {
   private readonly bytes: Uint8Array;
   private readonly holders: HolderRecords;
+  /**
+   * The table lock, held only for a scan of the table: a spin like a circuit's guard, and like it
+   * taken over from a holder seen holding it for `probeTimeout` (a worker terminated inside it).
+   */
+  private readonly tableLock: SlotGuard;
 
   /** `clock` and `probeTimeout` tell a busy live thread from an ended one (holder-records.ts). */
   constructor(
@@ -50,6 +56,7 @@ export class EndpointTable {
   ) {
     this.bytes = new Uint8Array(cells.buffer, 0, layout.totalBytes);
     this.holders = new HolderRecords(cells, layout, clock, probeTimeout);
+    this.tableLock = new SlotGuard(cells, H_TABLE_LOCK, clock, probeTimeout);
   }
 
   /**
@@ -253,12 +260,11 @@ export class EndpointTable {
     return Atomics.load(this.cells, this.layout.cell(slot, S_STATUS));
   }
 
-  /** The table lock: a compareExchange spin; held only for a scan of the table. */
   private lock(): void {
-    while (Atomics.compareExchange(this.cells, H_TABLE_LOCK, 0, 1) !== 0);
+    this.tableLock.lock();
   }
 
   private unlock(): void {
-    Atomics.store(this.cells, H_TABLE_LOCK, 0);
+    this.tableLock.unlock();
   }
 }
