@@ -26,7 +26,7 @@ afterAll(() => compiled?.remove());
 async function startWorker<T = { admitted: boolean; state: string }>(
   buffer: SharedArrayBuffer,
   time: number,
-  mode: 'probe' | 'guard' | 'record',
+  mode: 'probe' | 'guard' | 'record' | 'table',
 ): Promise<{ worker: Worker; seen: T }> {
   const worker = new Worker(compiled.file, { workerData: { buffer, time, mode } });
   const seen = await new Promise<T>((resolve, reject) => {
@@ -113,6 +113,28 @@ describe('a shared circuit whose probe was held by a terminated worker', () => {
     expect(recorder.seen).toMatchObject({ state: 'closed', total: 1, failures: 0 });
     expect(registry.circuit('redis:6379').snapshot()).toMatchObject({ total: 1, failures: 0 });
   });
+
+  it('lets another thread take the table lock of a worker terminated inside it, after probeTimeout', async () => {
+    const registry = new SharedCircuitRegistry(OPTIONS, fakeClock());
+    const holder = await startWorker(registry.buffer, 0, 'table');
+    expect(holder.seen.admitted).toBe(true);
+    await holder.worker.terminate();
+    // Before, a thread taking a slot spun on the table lock for good: the recorder never reported
+    // (its clock moves 1 s at each reading, so it takes the lock over after 5 readings).
+    const recorder = new Worker(compiled.file, {
+      workerData: { buffer: registry.buffer, time: 0, mode: 'record' },
+    });
+    const seen = await new Promise((resolve, reject) => {
+      const bound = setTimeout(resolve, 15_000, 'still spinning after 15 s');
+      recorder.once('message', (message) => {
+        clearTimeout(bound);
+        resolve(message);
+      });
+      recorder.once('error', reject);
+    });
+    await recorder.terminate();
+    expect(seen).toMatchObject({ state: 'closed', total: 1 });
+  }, 30_000);
 
   it('refuses a probeTimeout out of range', () => {
     for (const probeTimeout of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 30 + 1]) {

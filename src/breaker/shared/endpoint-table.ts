@@ -3,12 +3,16 @@
 // `maxIdleHistories` slots no thread holds are kept, least recently used evicted first, closed ones
 // before open ones). Every change happens under the table lock, per connection, never per command.
 import { RespireConfigurationError } from '../../errors.js';
+import type { MonotonicClock } from '../environment.js';
 import { historyStorage } from '../outcome-history.js';
+import { HolderRecords } from './holder-records.js';
 import {
   H_TABLE_LOCK,
   H_USE_CLOCK,
   type Layout,
+  MAX_HOLDERS,
   MAX_KEY_BYTES,
+  S_CLOSED_GENERATION,
   S_GENERATION,
   S_GUARD,
   S_KEY_LENGTH,
@@ -21,22 +25,38 @@ import {
   STATUS_FREE,
   STATUS_READY,
 } from './layout.js';
+import { SlotGuard } from './slot-cells.js';
 import { CLOSED, type StateWordLayout, stateOf, WHOLE_GENERATION_MASK } from './state-word.js';
 
 const encoder = new TextEncoder();
 /** With the `u` flag a surrogate pair is one code point, so only a lone surrogate matches. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
+/**
+ * One registry view's access to the table. Each view records the slots it holds (holder-records.ts),
+ * so that when no slot is free or idle, the holds of views whose thread has ended are ended first.
+ */
 export class EndpointTable {
   private readonly bytes: Uint8Array;
+  private readonly holders: HolderRecords;
+  /**
+   * The table lock, held only for a scan of the table: a spin like a circuit's guard, and like it
+   * taken over from a holder seen holding it for `probeTimeout` (a worker terminated inside it).
+   */
+  private readonly tableLock: SlotGuard;
 
+  /** `clock` and `probeTimeout` tell a busy live thread from an ended one (holder-records.ts). */
   constructor(
     private readonly cells: Int32Array,
     private readonly layout: Layout,
     private readonly words: StateWordLayout,
     private readonly maxIdle: number,
+    clock: MonotonicClock,
+    probeTimeout: number,
   ) {
     this.bytes = new Uint8Array(cells.buffer, 0, layout.totalBytes);
+    this.holders = new HolderRecords(cells, layout, clock, probeTimeout);
+    this.tableLock = new SlotGuard(cells, H_TABLE_LOCK, clock, probeTimeout);
   }
 
   /**
@@ -58,13 +78,29 @@ export class EndpointTable {
       throw new RespireConfigurationError('endpoint', key, `a key of at most ${MAX_KEY_BYTES} UTF-8 bytes`);
     this.lock();
     try {
+      if (this.holders.ownRecord() < 0) {
+        this.reclaimGone();
+        if (this.holders.ownRecord() < 0) {
+          throw new RespireConfigurationError(
+            'SharedCircuitRegistry views',
+            MAX_HOLDERS,
+            `at most ${MAX_HOLDERS} registry views (attach() or new) holding circuits at once, across threads`,
+          );
+        }
+      }
       const found = this.find(encoded);
       if (found >= 0) {
         Atomics.add(this.cells, this.layout.cell(found, S_USES), 1);
+        this.holders.mark(found);
         return found;
       }
-      const slot = this.freeSlot();
+      let slot = this.freeSlot();
       if (slot < 0) {
+        this.reclaimGone();
+        slot = this.freeSlot();
+      }
+      if (slot < 0) {
+        this.holders.releaseIfEmpty();
         throw new RespireConfigurationError(
           'maxEndpoints',
           this.layout.maxEndpoints,
@@ -72,24 +108,44 @@ export class EndpointTable {
         );
       }
       this.claim(slot, encoded);
+      this.holders.mark(slot);
       return slot;
     } finally {
       this.unlock();
     }
   }
 
-  /** One hold of `slot` ends; once no thread holds it, it is idle, and idle ones beyond the limit go. */
+  /** This view's hold of `slot` ends; once no view holds it, it is idle, and idle ones beyond the limit go. */
   letGo(slot: number): void {
     this.lock();
     try {
-      if (Atomics.sub(this.cells, this.layout.cell(slot, S_USES), 1) !== 1) return;
-      const stamp = Atomics.add(this.cells, H_USE_CLOCK, 1) + 1;
-      Atomics.store(this.cells, this.layout.cell(slot, S_LAST_USED), stamp);
-      let excess = this.countIdle() - this.maxIdle;
-      while (excess-- > 0) this.evict(this.oldestIdle());
+      // False when this view was taken for gone and its holds were ended for it.
+      if (!this.holders.unmark(slot)) return;
+      this.holders.releaseIfEmpty();
+      this.endHold(slot);
+      this.evictExcessIdle();
     } finally {
       this.unlock();
     }
+  }
+
+  /** Under the lock: the holds of views whose thread ended end (holder-records.ts). */
+  private reclaimGone(): void {
+    this.holders.reclaimGone((slot) => this.endHold(slot));
+    this.evictExcessIdle();
+  }
+
+  /** Under the lock: one hold of `slot` ends; with the last, the slot is idle, stamped for LRU. */
+  private endHold(slot: number): void {
+    if (Atomics.sub(this.cells, this.layout.cell(slot, S_USES), 1) !== 1) return;
+    const stamp = Atomics.add(this.cells, H_USE_CLOCK, 1) + 1;
+    Atomics.store(this.cells, this.layout.cell(slot, S_LAST_USED), stamp);
+  }
+
+  /** Under the lock: idle slots beyond `maxIdle` are evicted, least recently used first. */
+  private evictExcessIdle(): void {
+    let excess = this.countIdle() - this.maxIdle;
+    while (excess-- > 0) this.evict(this.oldestIdle());
   }
 
   /** Slots holding an endpoint, held or idle. */
@@ -179,6 +235,7 @@ export class EndpointTable {
     const generation = (previous + 1) & WHOLE_GENERATION_MASK;
     Atomics.store(cells, generationCell, generation);
     Atomics.store(cells, stateCell, this.words.word(CLOSED, generation));
+    Atomics.store(cells, layout.cell(slot, S_CLOSED_GENERATION), generation);
     this.bytes.set(encoded, layout.keyByte(slot));
     Atomics.store(cells, layout.cell(slot, S_KEY_LENGTH), encoded.length);
     Atomics.store(cells, layout.cell(slot, S_USES), 1);
@@ -203,12 +260,11 @@ export class EndpointTable {
     return Atomics.load(this.cells, this.layout.cell(slot, S_STATUS));
   }
 
-  /** The table lock: a compareExchange spin; held only for a scan of the table. */
   private lock(): void {
-    while (Atomics.compareExchange(this.cells, H_TABLE_LOCK, 0, 1) !== 0);
+    this.tableLock.lock();
   }
 
   private unlock(): void {
-    Atomics.store(this.cells, H_TABLE_LOCK, 0);
+    this.tableLock.unlock();
   }
 }

@@ -8,7 +8,7 @@ import { historyBytes } from '../outcome-history.js';
 /** 'RSPC': tells a registry buffer from any other SharedArrayBuffer. */
 export const MAGIC = 0x52535043;
 /** Bumped when the layout changes: a buffer from another version of respire is refused. */
-export const LAYOUT_VERSION = 3;
+export const LAYOUT_VERSION = 4;
 
 /** Header cells (Int32 indexes). */
 export const H_MAGIC = 0;
@@ -19,10 +19,12 @@ export const H_MAX_IDLE = 3;
 export const H_TABLE_LOCK = 4;
 /** A counter stamped on a slot when it is last let go of, for least-recently-used eviction. */
 export const H_USE_CLOCK = 5;
-/** Byte offset of the registry's `probeTimeout`, a Float64. */
-export const PROBE_TIMEOUT_BYTE = 24;
+/** The last holder token given out (holder-records.ts): each view's record gets a new one. */
+export const H_HOLDER_SERIAL = 6;
+/** Byte offset of the registry's `probeTimeout`, a Float64 (after the Int32 cells above). */
+export const PROBE_TIMEOUT_BYTE = 32;
 /** Byte offset of the options, as Float64 values in `OPTION_ORDER`. */
-const OPTIONS_BYTE = 32;
+const OPTIONS_BYTE = 40;
 
 /** The options, in their header order. */
 export const OPTION_ORDER = [
@@ -60,7 +62,28 @@ export const S_GENERATION = 9;
  * or a later one.
  */
 export const S_PROBE_TAKEN = 10;
-const SLOT_CELLS = 11;
+/**
+ * The whole generation while the circuit is closed, -1 otherwise: what a closed admission reads,
+ * one atomic load giving both the state and the ticket's generation (shared-circuit.ts
+ * `tryAdmit`). The state word stays the truth; this cell never says closed at a
+ * generation the word is not closed at, but may say -1 a moment longer than it must.
+ */
+export const S_CLOSED_GENERATION = 11;
+const SLOT_CELLS = 12;
+
+/**
+ * Holder records (holder-records.ts): one per registry view that holds slots, so that the holds of
+ * a thread that ended can be found and ended. Cells (Int32 indexes from the record's first cell),
+ * then a bitmap of the slots the view holds, one bit per slot.
+ */
+export const MAX_HOLDERS = 256;
+/** The view's token, 0 when the record is free. */
+export const R_OWNER = 0;
+/** The cell the view keeps an `Atomics.waitAsync` waiter on: how another thread sees it is alive. */
+export const R_WAKE = 1;
+/** When a liveness check last found the view alive (slot-cells.ts `ProbeStamp`). */
+export const R_CHECKED = 2;
+const RECORD_CELLS = 3;
 
 export const STATUS_FREE = 0;
 export const STATUS_READY = 1;
@@ -81,18 +104,34 @@ function align8(bytes: number): number {
 export class Layout {
   readonly slotBytes: number;
   readonly totalBytes: number;
+  /** Int32 cells of one holder record: its cells and its slot bitmap. */
+  readonly recordCells: number;
+  /** Byte offset of the first slot, after the holder records. */
+  private readonly slotsByte: number;
 
   constructor(
     readonly maxEndpoints: number,
     readonly maximumSampleCount: number,
   ) {
+    this.recordCells = RECORD_CELLS + Math.ceil(maxEndpoints / 32);
+    this.slotsByte = align8(HEADER_BYTES + MAX_HOLDERS * this.recordCells * 4);
     this.slotBytes = align8(HISTORY_BYTE + historyBytes(maximumSampleCount));
-    this.totalBytes = HEADER_BYTES + maxEndpoints * this.slotBytes;
+    this.totalBytes = this.slotsByte + maxEndpoints * this.slotBytes;
+  }
+
+  /** Int32 index of the holder record's cell `cell` (`RECORD_CELLS` and up: its bitmap's words). */
+  recordCell(record: number, cell: number): number {
+    return HEADER_BYTES / 4 + record * this.recordCells + cell;
+  }
+
+  /** Int32 index of the bitmap word holding `slot`'s bit in the record. */
+  holdCell(record: number, slot: number): number {
+    return this.recordCell(record, RECORD_CELLS + (slot >>> 5));
   }
 
   /** Byte offset of the slot's first cell. */
   slotByte(slot: number): number {
-    return HEADER_BYTES + slot * this.slotBytes;
+    return this.slotsByte + slot * this.slotBytes;
   }
 
   /** Int32 index of the slot's cell `cell`. */

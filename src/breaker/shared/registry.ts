@@ -62,7 +62,10 @@ export interface SharedCircuitRegistryOptions extends RespireCircuitBreakerOptio
    * outcome is recorded, well under a microsecond): a thread waiting for it takes it from a holder
    * it has seen hold it this long. Set it above the longest a live thread's probe can take (a
    * client's `acquireTimeout` plus `commandTimeout`): a longer probe is started again beside it.
-   * Default 30000; finite, greater than 0, at most 2^30.
+   * It also bounds how long a thread whose event loop is blocked (a long synchronous run) still
+   * counts as alive when the table is full and the holds of ended threads are looked for
+   * (holder-records.ts): keep it above the longest such run.
+   * Default 30000; finite, greater than 0, at most 2^30 (about 12 days).
    */
   probeTimeout?: number;
 }
@@ -155,7 +158,7 @@ export class SharedCircuitRegistry {
     this.maxIdleHistories = maxIdleHistories;
     this.probeTimeout = probeTimeout;
     this.context = contextOf(buffer, layout, resolved, probeTimeout, environment);
-    this.table = new EndpointTable(this.context.cells, layout, this.context.words, maxIdleHistories);
+    this.table = tableOf(this.context, layout, maxIdleHistories);
     this.transitions = new Notifier(this.context.reportListenerError);
   }
 
@@ -203,7 +206,7 @@ export class SharedCircuitRegistry {
       maxIdleHistories: header[H_MAX_IDLE]!,
       probeTimeout,
       context,
-      table: new EndpointTable(context.cells, layout, context.words, header[H_MAX_IDLE]!),
+      table: tableOf(context, layout, header[H_MAX_IDLE]!),
       local: new Map(),
       held: new Map(),
       transitions: new Notifier(context.reportListenerError),
@@ -239,6 +242,8 @@ export class SharedCircuitRegistry {
    * Holds `endpoint`'s circuit for a connection: the slot stays this endpoint's while any thread
    * holds it or has an admission in flight on it. A new endpoint takes a free slot, or evicts the
    * least recently used idle one (closed before open); a returning evicted endpoint starts closed.
+   * When none is free or idle, the holds of threads that ended without letting go
+   * (`worker.terminate()`, a crash) end first (holder-records.ts).
    * @throws RespireConfigurationError (option `maxEndpoints`) when every slot is held, or the key
    *   is longer than 256 UTF-8 bytes.
    */
@@ -318,6 +323,12 @@ function validateProbeTimeout(probeTimeout: number): void {
       `a number of milliseconds greater than 0, at most ${MAX_PROBE_TIMEOUT}`,
     );
   }
+}
+
+/** This view's access to the endpoint table; liveness checks run on the context's waiting clock. */
+function tableOf(context: SharedCircuitContext, layout: Layout, maxIdleHistories: number): EndpointTable {
+  const { cells, words, waitClock, probeTimeout } = context;
+  return new EndpointTable(cells, layout, words, maxIdleHistories, waitClock, probeTimeout);
 }
 
 function contextOf(

@@ -18,6 +18,7 @@ import { Notifier } from '../transition-notifier.js';
 import { shouldTrip } from '../trip-rule.js';
 import {
   type Layout,
+  S_CLOSED_GENERATION,
   S_GENERATION,
   S_GUARD,
   S_OPEN_UNTIL,
@@ -63,6 +64,8 @@ export class SharedCircuit {
   private readonly stateCell: number;
   /** The slot's recent whole generation (state-word.ts `wholeGeneration`). */
   private readonly generationCell: number;
+  /** The whole generation while closed, else -1 (layout.ts `S_CLOSED_GENERATION`). */
+  private readonly closedCell: number;
   private readonly guard: SlotGuard;
   private readonly openUntil: OpenDeadline;
   private readonly tripsCell: number;
@@ -88,6 +91,7 @@ export class SharedCircuit {
     this.words = context.words;
     this.stateCell = layout.cell(slot, S_STATE);
     this.generationCell = layout.cell(slot, S_GENERATION);
+    this.closedCell = layout.cell(slot, S_CLOSED_GENERATION);
     this.guard = new SlotGuard(
       this.cells,
       layout.cell(slot, S_GUARD),
@@ -131,11 +135,14 @@ export class SharedCircuit {
     return acquireResult(this, this.tryAdmit(), this.retryAfterMs);
   }
 
-  /** As `CircuitBreaker.tryAdmit`. Closed: one atomic load and a ticket from this thread's table. */
+  /**
+   * As `CircuitBreaker.tryAdmit`. Closed: one atomic load (the closed generation, which gives the
+   * state and the ticket's whole generation at once) and a ticket from this thread's table.
+   */
   tryAdmit(): number {
-    const word = Atomics.load(this.cells, this.stateCell);
-    if (stateOf(word) === CLOSED) return this.slots.issue(this.generationOf(word));
-    return this.admitWhileNotClosed(word);
+    const closedGeneration = Atomics.load(this.cells, this.closedCell);
+    if (closedGeneration >= 0) return this.slots.issue(closedGeneration);
+    return this.admitWhileNotClosed(Atomics.load(this.cells, this.stateCell));
   }
 
   /** As `CircuitBreaker.check`: what `tryAdmit()` would say now, taking nothing. */
@@ -326,37 +333,66 @@ export class SharedCircuit {
   private completeGuarded(generation: number, outcome: CircuitOutcome): void {
     this.readClock();
     let from: CircuitState = 'closed';
-    let to: CircuitState | null = null;
     let next = -1;
     let nextGeneration = -1;
     this.guard.lock();
     try {
-      const word = Atomics.load(this.cells, this.stateCell);
-      if (this.generationOf(word) !== generation) return;
-      this.advanceCircuitTime();
-      if (stateOf(word) === CLOSED) {
-        const failed = outcome === CircuitOutcome.Failure;
-        const history = this.history;
-        history.record(failed);
-        const { minimumFailureCount, failureRateThreshold } = this.options;
-        if (
-          failed &&
-          shouldTrip(history.failures, history.total, minimumFailureCount, failureRateThreshold)
-        ) {
-          // Only the guard's holder changes a closed word, so this exchange cannot fail.
-          next = this.openFrom(word);
-          if (next >= 0) to = 'open';
+      // Inside the guard the closed generation cell is exact (only the guard's holder leaves or
+      // enters closed), so a closed outcome reads neither the state word nor the generation.
+      if (Atomics.load(this.cells, this.closedCell) === generation) {
+        next = this.recordWhileClosed(outcome, -1);
+      } else {
+        const word = Atomics.load(this.cells, this.stateCell);
+        if (this.generationOf(word) !== generation) return;
+        if (stateOf(word) === CLOSED) {
+          // Closed while the cell says -1: a thread stopped in the guard after its exchange to
+          // closed and before the cell's store, or after clearing the cell for a trip and before
+          // its exchange. Written now, so that closed admissions are one load again.
+          this.enterClosed(word, generation);
+          next = this.recordWhileClosed(outcome, word);
+        } else if (stateOf(word) === HALF_OPEN) {
+          this.advanceCircuitTime();
+          from = 'half_open';
+          next = this.endProbe(word, outcome);
         }
-      } else if (stateOf(word) === HALF_OPEN) {
-        from = 'half_open';
-        next = this.endProbe(word, outcome);
-        if (next >= 0) to = stateName(next);
       }
-      if (to !== null) nextGeneration = this.publishGeneration(next);
+      if (next >= 0) {
+        nextGeneration = this.publishGeneration(next);
+        if (stateOf(next) === CLOSED) this.enterClosed(next, nextGeneration);
+      }
     } finally {
       this.guard.unlock();
     }
-    if (to !== null) this.transitions.emit(from, to, nextGeneration);
+    if (next >= 0) this.transitions.emit(from, stateName(next), nextGeneration);
+  }
+
+  /**
+   * Inside the guard, closed (`word`, or -1 to read it only if needed): records the outcome, and a
+   * failure runs the trip test (BREAKER.md 1-3, 6). Returns the open word after a trip, else -1.
+   */
+  private recordWhileClosed(outcome: CircuitOutcome, word: number): number {
+    this.advanceCircuitTime();
+    const failed = outcome === CircuitOutcome.Failure;
+    const history = this.history;
+    history.record(failed);
+    const { minimumFailureCount, failureRateThreshold } = this.options;
+    if (!failed || !shouldTrip(history.failures, history.total, minimumFailureCount, failureRateThreshold))
+      return -1;
+    // Only the guard's holder changes a closed word, so this exchange cannot fail.
+    return this.openFrom(word >= 0 ? word : Atomics.load(this.cells, this.stateCell));
+  }
+
+  /**
+   * Inside the guard, after this thread's exchange to the closed `word`: admissions may now read
+   * its generation from the closed generation cell. Undone if the word moved on meanwhile (a
+   * thread that took the guard from this one, stopped for `probeTimeout`, may have tripped it), so
+   * the cell says closed only at a generation the word has been closed at.
+   */
+  private enterClosed(word: number, generation: number): void {
+    const cells = this.cells;
+    if (Atomics.compareExchange(cells, this.closedCell, -1, generation) !== -1) return;
+    if (Atomics.load(cells, this.stateCell) !== word)
+      Atomics.compareExchange(cells, this.closedCell, generation, -1);
   }
 
   /**
@@ -394,6 +430,8 @@ export class SharedCircuit {
    * (the caller retries).
    */
   private openFrom(word: number): number {
+    // Before the exchange, so that no admission reads a closed generation once the word is open.
+    if (stateOf(word) === CLOSED) Atomics.store(this.cells, this.closedCell, -1);
     const trips = Atomics.load(this.cells, this.tripsCell) + 1;
     this.openUntil.write(this.circuitTime[0]! + this.pendingDelay(trips));
     const open = this.words.word(OPEN, this.words.nextGeneration(word));

@@ -17,7 +17,8 @@ const SPINS_PER_READING = 1024;
 let serial = 0;
 
 /**
- * The guard of one slot: held for one ring append or one transition, so a spin, not a wait. The
+ * The guard of one slot (and the endpoint table's lock, endpoint-table.ts): held for one ring
+ * append or one transition (a scan of the table), so a spin, not a wait. The
  * cell holds the holder's token (its thread and a serial), 0 when free. A thread ended while it
  * held the guard (`worker.terminate()`, a crash) would leave it held for good, and every thread
  * would spin on its next outcome for the endpoint: a waiter that sees one token hold the guard for
