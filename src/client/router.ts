@@ -40,6 +40,11 @@ export interface Router {
   subscriberNode(kind: SubscriptionKind, names: readonly string[]): EndpointNode | Error;
   /** Every node a subscription may be on (for unsubscribing from all of them). */
   subscriberNodes(): readonly EndpointNode[];
+  /**
+   * Commands the router holds in no node's queue (Cluster: waiting out a TRYAGAIN or CLUSTERDOWN
+   * backoff), taken out unsent for a failover group's new member (member-switch.ts).
+   */
+  takeHeld?(): Command<unknown>[];
   /** The circuit of one endpoint the client has a node for; undefined without `circuitBreaker`. */
   circuitOf(endpoint: RespireEndpoint): ClientCircuit | undefined;
   close(): Promise<void>;

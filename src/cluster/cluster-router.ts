@@ -211,6 +211,11 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     return this.nodes.circuitOf(endpoint);
   }
 
+  /** Commands waiting out a TRYAGAIN or CLUSTERDOWN backoff, taken out unsent (Router). */
+  takeHeld(): Command<unknown>[] {
+    return this.backingOff.takeCommands();
+  }
+
   close(): Promise<void> {
     this.closed = true;
     this.refresher.stop();

@@ -4,8 +4,10 @@
 // must fail them itself.
 import type { RespireEndpoint } from '../errors.js';
 import { clientClosedError } from '../transport/channel-errors.js';
+import { Command } from '../transport/command.js';
 import type { Clock } from '../util/clock.js';
 import { startTimer, stopTimer, type Timer } from '../util/timers.js';
+import { stillToSend } from './cluster-attempt.js';
 
 /** What waits out a backoff: a command (or a part), or a transaction or WATCH to send again. */
 export interface Waiting {
@@ -44,6 +46,22 @@ export class RedirectBackoff {
       true,
     );
     this.waiting.set(timer, origin);
+  }
+
+  /**
+   * A failover group switches away from this member (member-switch.ts): the commands waiting out a
+   * backoff were answered TRYAGAIN or CLUSTERDOWN, so nothing of theirs ran; they are taken out,
+   * their timers stopped, to be sent to the new member. Transactions and WATCHes stay.
+   */
+  takeCommands(): Command<unknown>[] {
+    const taken: Command<unknown>[] = [];
+    for (const [timer, origin] of this.waiting) {
+      if (!(origin instanceof Command)) continue;
+      stopTimer(this.clock, timer);
+      this.waiting.delete(timer);
+      if (stillToSend(origin)) taken.push(origin);
+    }
+    return taken;
   }
 
   /** Closing: the commands waiting out a backoff were not executed; they fail now, written: false. */

@@ -1,7 +1,8 @@
 // What moves when a failover group switches members (issue 14 "Switching"; seed 000 "Retries": "a
 // failover group's new active member"). Commands the old member has not accepted (never written)
 // move to the new member and are admitted there by its circuit, keeping their acquire deadline, so
-// none waits longer than it would have; written commands stay and finish or fail where they are,
+// none waits longer than it would have; so do a Cluster member's commands waiting out a TRYAGAIN or
+// CLUSTERDOWN backoff (answered, nothing ran: they are in no node's queue); written commands stay and finish or fail where they are,
 // never replayed; blocking commands held while the old member is unreachable (blocking-hold.ts),
 // or still waiting for their dedicated connection, move too. A transaction nothing of which is
 // written moves whole, steps in order, to where the new member puts its keys (its parts are never
@@ -42,6 +43,8 @@ export function handOver(
     `the failover group switched from ${fromName} to ${to.name} while a connection was being borrowed on ${fromName}: nothing was sent; try again`,
     { endpoint: from.endpoint, written: false },
   );
+  // Waiting out a Cluster backoff (answered TRYAGAIN or CLUSTERDOWN: nothing of it ran).
+  for (const command of from.memberRouter.takeHeld?.() ?? []) router.send(command);
   for (const node of from.nodes) {
     for (const command of node.main.takeUnwritten(outsideTransaction)) router.send(callerCommand(command));
     node.moveHeldBlocking((command) => router.send(callerCommand(command)));
