@@ -55,6 +55,7 @@ export type NodeExtras = Pick<
   | 'holdBlockingWhileDown'
   | 'onSlotsMigrated'
   | 'onSessionError'
+  | 'onClosed'
 >;
 
 /** Makes the nodes a router needs, sharing the client's telemetry and circuit registry. */

@@ -12,7 +12,7 @@ import type { ProbeCircuit } from './probe-circuit.js';
 
 /** A member's data client: a RespireClient whose router and nodes the group can reach. */
 export class MemberClient extends ClientCore {
-  /** Every node the member's router made (standalone: one; Cluster and Sentinel: as they come). */
+  /** The nodes the member's router made and has not closed (standalone: one; Cluster and Sentinel: as they come). */
   readonly nodes: ReadonlySet<EndpointNode>;
 
   private constructor(resolved: ResolvedOptions, nodes: Set<EndpointNode>) {
@@ -24,7 +24,13 @@ export class MemberClient extends ClientCore {
           // queued commands do, so that a switch moves it too (Sentinel sets this itself; Cluster
           // asks the other primaries instead).
           const hold = extras?.holdBlockingWhileDown ?? resolved.mode !== 'cluster';
-          const node = factory.create(endpoint, { ...extras, holdBlockingWhileDown: hold });
+          // Held until its router closes it (a Sentinel primary replaced, a node a Cluster refresh
+          // dropped): by then nothing of it is left to move.
+          const node = factory.create(endpoint, {
+            ...extras,
+            holdBlockingWhileDown: hold,
+            onClosed: () => nodes.delete(node),
+          });
           nodes.add(node);
           return node;
         },

@@ -46,6 +46,8 @@ export interface EndpointNodeSettings {
   readonly onSlotsMigrated?: (() => void) | undefined;
   /** Told each error a WATCH session's caller receives (Sentinel: a READONLY reply starts a lookup). */
   readonly onSessionError?: ((error: unknown) => void) | undefined;
+  /** The node is closed for good (its close() finished, or destroy()): a failover member lets go of it. */
+  readonly onClosed?: (() => void) | undefined;
   /** The server dropped a shard channel by itself (its slot moved): Cluster subscribes it anew. */
   readonly onShardChannelDropped?:
     | ((channel: string, listeners: ReadonlySet<PubSubListener>) => void)
@@ -216,7 +218,10 @@ export class EndpointNode {
       this.dedicated.close(),
       this.subscriber.close(),
       this.sessions.releaseAll(sessionsEnded),
-    ]).then(() => this.gate?.dispose());
+    ]).then(() => {
+      this.gate?.dispose();
+      this.settings.onClosed?.();
+    });
     return this.closing;
   }
 
@@ -229,6 +234,7 @@ export class EndpointNode {
     this.subscriber.destroy();
     this.tracker?.destroy();
     this.gate?.dispose();
+    this.settings.onClosed?.();
   }
 
   /**
