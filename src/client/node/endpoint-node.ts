@@ -75,10 +75,11 @@ export class EndpointNode {
   readonly lender: SessionPool;
   private readonly hold: BlockingHold | undefined;
   /**
-   * Blocking commands waiting for their dedicated connection, and where a failover switch sent
-   * them meanwhile (moveHeldBlocking): they go there, unwritten, once the wait ends.
+   * The last moveHeldBlocking() (a new object each time): a blocking command that began waiting
+   * for its dedicated connection before it goes to its `forward`, unwritten, once the wait ends.
+   * Only failover groups move them: other clients keep nothing per command for it.
    */
-  private readonly acquiring = new Map<Command<unknown>, ((command: Command<unknown>) => void) | undefined>();
+  private moved: Moved | undefined;
   /** The last leave() (a new object each time): borrowings begun before it fail with its reason. */
   private left: { readonly reason: Error } | undefined;
   private closing: Promise<void> | undefined;
@@ -193,7 +194,7 @@ export class EndpointNode {
    */
   moveHeldBlocking(forward: (command: Command<unknown>) => void): void {
     this.hold?.moveHeld(forward);
-    for (const command of this.acquiring.keys()) this.acquiring.set(command, forward);
+    this.moved = { forward };
   }
 
   /**
@@ -262,10 +263,10 @@ export class EndpointNode {
   /** A blocking command borrows a connection of its own for as long as it runs. */
   private runDedicated(command: Command<unknown>, prefix: Command<unknown> | undefined): void {
     // A Cluster ASKING pair stays: the redirect named this node.
-    if (prefix === undefined) this.acquiring.set(command, undefined);
+    const since = prefix === undefined ? this.moved : STAYS;
     this.lender.acquire().then(
       (channel) => {
-        if (this.movedAway(command)) {
+        if (this.movedAway(command, since)) {
           this.dedicated.release(channel);
           return;
         }
@@ -284,21 +285,32 @@ export class EndpointNode {
         );
       },
       (error) => {
-        if (!this.movedAway(command) && this.hold?.hold(command, error) !== true) command.reject(error);
+        if (!this.movedAway(command, since) && this.hold?.hold(command, error) !== true)
+          command.reject(error);
       },
     );
   }
 
-  /** Ends the wait of `command` for its connection; true when a switch sent it elsewhere meanwhile. */
-  private movedAway(command: Command<unknown>): boolean {
-    const forward = this.acquiring.get(command);
-    this.acquiring.delete(command);
-    if (forward === undefined || command.settled) return false;
+  /**
+   * Ends the wait of `command` for its connection, begun when `since` was the last move; true when
+   * a switch sent it elsewhere meanwhile.
+   */
+  private movedAway(command: Command<unknown>, since: Moved | undefined | typeof STAYS): boolean {
+    const moved = this.moved;
+    if (since === STAYS || moved === since || moved === undefined || command.settled) return false;
     command.reportHealth(Health.None); // a probe ticket taken while waiting ends with no outcome
-    forward(command);
+    moved.forward(command);
     return true;
   }
 }
+
+/** A failover switch's destination for blocking commands waiting for a connection (moveHeldBlocking). */
+interface Moved {
+  readonly forward: (command: Command<unknown>) => void;
+}
+
+/** A blocking command written after a Cluster ASKING: it never moves. */
+const STAYS = null;
 
 /** One error sink telling `first` and then `second`, either of which may be absent. */
 function bothSinks(
