@@ -6,7 +6,8 @@
 // never replayed; blocking commands held while the old member is unreachable (blocking-hold.ts),
 // or still waiting for their dedicated connection, move too. A transaction nothing of which is
 // written moves whole, steps in order, to where the new member puts its keys (its parts are never
-// split across members or routed one by one).
+// split across members or routed one by one). A cache miss that moves is answered by the new
+// member but not stored in the old member's cache, which only that member's connections invalidate.
 // WATCH sessions of the old member end with an error saying why, and so do a WATCH, a durability
 // batch or a stream still borrowing a connection there; subscribes still waiting for the old
 // member's subscriber connection are made on the new member instead; confirmed subscriptions are made
@@ -14,6 +15,7 @@
 // once the old member confirmed it, to the member then active (its caller's promise is the old
 // member's: it resolves there, or rejects with that member's error); dropping only the names that
 // move keeps the old member from unsubscribing it in between, which left it subscribed nowhere.
+import { CachedRead } from '../client/cache/cached-read.js';
 import type { PubSubErrorEvent, PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
 import type { TransactionPlacer } from '../client/transactions/transaction-run.js';
 import { ClusterAttempt } from '../cluster/cluster-attempt.js';
@@ -44,7 +46,7 @@ export function handOver(
     { endpoint: from.endpoint, written: false },
   );
   // Waiting out a Cluster backoff (answered TRYAGAIN or CLUSTERDOWN: nothing of it ran).
-  for (const command of from.memberRouter.takeHeld?.() ?? []) router.send(command);
+  for (const command of from.memberRouter.takeHeld?.() ?? []) router.send(uncovered(command));
   for (const node of from.nodes) {
     for (const command of node.main.takeUnwritten(outsideTransaction)) router.send(callerCommand(command));
     node.moveHeldBlocking((command) => router.send(callerCommand(command)));
@@ -81,10 +83,19 @@ function outsideTransaction(command: Command<unknown>): boolean {
  * ends quietly and the caller's command itself goes to the new member.
  */
 function callerCommand(command: Command<unknown>): Command<unknown> {
-  if (!(command instanceof ClusterAttempt)) return command;
+  if (!(command instanceof ClusterAttempt)) return uncovered(command);
   command.observer = undefined;
   command.resolve(null);
-  return command.origin;
+  return uncovered(command.origin);
+}
+
+/**
+ * A cache miss holds a placeholder in the old member's cache, which only that member's tracking
+ * connections invalidate: the new member's reply is not stored there (it answers the caller only).
+ */
+function uncovered(command: Command<unknown>): Command<unknown> {
+  if (command instanceof CachedRead) command.detach();
+  return command;
 }
 
 const SUBSCRIBE: Readonly<Record<SubscriptionKind, 'subscribe' | 'psubscribe' | 'ssubscribe'>> = {

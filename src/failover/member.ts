@@ -2,6 +2,7 @@
 // mode with its own circuits, whose router the group's router sends to while the member is active;
 // the nodes that client made (to take back commands not yet accepted when the group switches away);
 // and its health-probe circuit.
+import type { CacheFront } from '../client/cache/cache-front.js';
 import { ClientCore } from '../client/client-core.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { ResolvedOptions } from '../client/options.js';
@@ -48,6 +49,11 @@ export class MemberClient extends ClientCore {
 
   get memberRouter(): Router {
     return this.router;
+  }
+
+  /** Its client-side cache (with `clientSideCache`): the group client's while it is active. */
+  get memberCache(): CacheFront | undefined {
+    return this.cache;
   }
 }
 

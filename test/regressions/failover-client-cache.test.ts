@@ -1,8 +1,8 @@
 // Client-side caching on a failover group: the group client kept a cache of its own, filled by its
 // reads, but the invalidations of the members' tracking connections went to the members' own
 // caches, never to it: a key written by another client was read stale for good, on the active
-// member and after a switch alike. Until the members' invalidations reach it, the group client
-// reads from the active member, uncached (its members still take `clientSideCache`).
+// member and after a switch alike. The group client now reads through the active member's own
+// cache, which that member's tracking connections invalidate (failover-group-cache.test.ts).
 import { describe, expect, it } from 'vitest';
 import type { RespireFailoverGroup } from '../../src/index.js';
 import { useGroups, withClient } from '../failover/support.js';
