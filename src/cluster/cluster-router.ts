@@ -65,7 +65,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private replicaTurn = 0;
   private closed = false;
   private readonly views = new TopologyViews();
-  /** Commands waiting out a TRYAGAIN or CLUSTERDOWN backoff (in no node's queue). */
+  /** Commands in no node's queue: waiting out a TRYAGAIN or CLUSTERDOWN backoff, a lookup, a refresh. */
   private readonly backingOff: RedirectBackoff;
 
   constructor(
@@ -127,14 +127,13 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       // A command the table does not know: its slot once the server said (key-lookup.ts), asked
       // under the caller's deadline; a lookup that used it all up fails the call unsent.
       const timeoutMs = command.timeoutMs > 0 ? command.timeoutMs : this.options.commandTimeout;
-      const clock = this.options.clock;
-      const started = clock.now();
-      this.keyLookup.slotOf(args, timeoutMs).then((found) => {
+      const started = this.options.clock.now();
+      this.backingOff.after(command, this.keyLookup.slotOf(args, timeoutMs), (found) => {
         if (this.closed) command.reject(clientClosedError(this.options.endpoint));
         else if (!stillToSend(command)) return;
-        else if (timeoutMs > 0 && clock.now() - started >= timeoutMs)
+        else if (timeoutMs > 0 && this.options.clock.now() - started >= timeoutMs)
           command.reject(lookupTimeout(args, timeoutMs, this.options.endpoint));
-        else this.sendToSlot(command, found);
+        else this.sendToSlot(command, found ?? ANY_SLOT);
       });
       return;
     }
@@ -173,8 +172,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     if ((command.flags & CommandFlags.Retry) !== 0 && this.ownerLost(node)) {
       // Seed 000 "Retries": ask the other primaries for the slot's owner first; a new owner admits
       // the retry, the same one (or none) rejects it without connecting (its circuit is open).
-      const again = () => this.dispatch(command, slot, 0);
-      this.refresher.refresh().then(again, again);
+      this.backingOff.after(command, this.refresher.refresh(), () => this.dispatch(command, slot, 0));
       return;
     }
     this.write(command, node, 0, false);
@@ -211,7 +209,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     return this.nodes.circuitOf(endpoint);
   }
 
-  /** Commands waiting out a TRYAGAIN or CLUSTERDOWN backoff, taken out unsent (Router). */
+  /** Router: the commands of `backingOff`, taken out unsent. */
   takeHeld(): Command<unknown>[] {
     return this.backingOff.takeCommands();
   }
