@@ -47,9 +47,14 @@ export function handOver(
   );
   // Waiting out a Cluster backoff (answered TRYAGAIN or CLUSTERDOWN: nothing of it ran).
   for (const command of from.memberRouter.takeHeld?.() ?? []) router.send(uncovered(command));
+  // A blocking command waiting for its connection goes once the wait ends: to the member active
+  // then (a later switch may have changed it; back on `from`, keepBlocking keeps it there).
+  const forward = (command: Command<unknown>) =>
+    (laterTarget()?.client?.memberRouter ?? router).send(callerCommand(command));
+  for (const node of target.nodes) node.keepBlocking();
   for (const node of from.nodes) {
     for (const command of node.main.takeUnwritten(outsideTransaction)) router.send(callerCommand(command));
-    node.moveHeldBlocking((command) => router.send(callerCommand(command)));
+    node.moveHeldBlocking(forward);
     node.leave(left);
     node.transactions.moveUnwritten(node.main, placeTransaction);
     node.sessions.endAll(ended);

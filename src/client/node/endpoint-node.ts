@@ -197,6 +197,11 @@ export class EndpointNode {
     this.moved = { forward };
   }
 
+  /** A failover group switched (back) to this node's member: blocking commands waiting here stay. */
+  keepBlocking(): void {
+    this.moved = undefined;
+  }
+
   /**
    * A failover group switched away from this node's member: a dedicated connection being borrowed
    * now (a WATCH, a durability batch, a stream) is given back unused and the borrower fails with
@@ -285,8 +290,10 @@ export class EndpointNode {
         );
       },
       (error) => {
-        if (!this.movedAway(command, since) && this.hold?.hold(command, error) !== true)
-          command.reject(error);
+        if (this.movedAway(command, since)) return;
+        // Turned away by a switch (leave) that a switch back undid (keepBlocking): it waits here again.
+        if (error === this.left?.reason && !command.settled) this.runDedicated(command, prefix);
+        else if (this.hold?.hold(command, error) !== true) command.reject(error);
       },
     );
   }
