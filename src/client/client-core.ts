@@ -372,7 +372,7 @@ export class ClientCore extends Commander {
       if (next?.asking) throw watchAskError(error as RespireServerError, keys.length);
       if (next === undefined) throw error;
       const pause = next.pause;
-      if (pause !== undefined) await new Promise<void>((resolve, reject) => pause(resolve, reject));
+      if (pause !== undefined) await new Promise<void>((resolve, reject) => pause(resolve, { reject }));
       return this.watchOn(next.node, keys, hops + 1);
     }
   }

@@ -16,7 +16,7 @@ import type { ResolvedOptions } from '../client/options.js';
 import type { PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
 import { readsFromReplica } from '../client/replica-reads.js';
 import type { Router } from '../client/router.js';
-import type { RedirectPause } from '../client/transactions/transaction-run.js';
+import type { RedirectPause, TransactionPlacer } from '../client/transactions/transaction-run.js';
 import {
   RespireCircuitOpenError,
   RespireConnectionError,
@@ -209,9 +209,9 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     return this.nodes.circuitOf(endpoint);
   }
 
-  /** Router: the commands of `backingOff`, taken out unsent. */
-  takeHeld(): Command<unknown>[] {
-    return this.backingOff.takeCommands();
+  /** Router: the commands of `backingOff`, taken out unsent; its transactions go to `placeFor`. */
+  takeHeld(placeFor: TransactionPlacer): Command<unknown>[] {
+    return this.backingOff.takeCommands(placeFor);
   }
 
   close(): Promise<void> {
@@ -274,7 +274,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     const redirect = this.classify(cause, from);
     if (redirect instanceof Error) return undefined;
     if (redirect?.kind === 'tryagain') {
-      return { node: from, asking, pause: (go, fail) => this.backingOff.later(hops, { reject: fail }, go) };
+      return { node: from, asking, pause: (go, paused) => this.backingOff.later(hops, paused, go) };
     }
     if (redirect?.kind !== 'moved' && redirect?.kind !== 'ask') return undefined;
     const node = this.redirectTarget(redirect);

@@ -4,6 +4,7 @@
 // must fail them itself. Also in no node's queue: commands waiting for their keys' lookup
 // (key-lookup.ts) or a refresh (a retry whose slot owner is lost) before their first send. A
 // failover group switching away from the member takes both kinds of command (takeCommands).
+import type { TransactionPlacer } from '../client/transactions/transaction-run.js';
 import type { RespireEndpoint } from '../errors.js';
 import { clientClosedError } from '../transport/channel-errors.js';
 import { Command } from '../transport/command.js';
@@ -16,6 +17,8 @@ export interface Waiting {
   /** A settled command is not failed again (absent: the waiter ends itself once). */
   readonly settled?: boolean;
   reject(error: unknown): void;
+  /** A transaction (transaction-run.ts PausedRun): moved by a failover switch. */
+  readonly move?: ((placeFor: TransactionPlacer) => void) | undefined;
 }
 
 const RETRY_BACKOFF_MS = 10;
@@ -65,16 +68,19 @@ export class RedirectBackoff {
    * A failover group switches away from this member (member-switch.ts): the commands waiting out a
    * backoff were answered TRYAGAIN or CLUSTERDOWN, so nothing of theirs ran, and the deferred ones
    * were never sent; they are taken out, their timers stopped, to be sent to the new member.
-   * Transactions and WATCHes stay.
+   * Transactions (whose EXEC was answered TRYAGAIN: nothing ran) start where `placeFor` puts them;
+   * WATCHes stay.
    */
-  takeCommands(): Command<unknown>[] {
+  takeCommands(placeFor: TransactionPlacer): Command<unknown>[] {
     const taken = [...this.deferred].filter(stillToSend);
     this.deferred.clear();
     for (const [timer, origin] of this.waiting) {
-      if (!(origin instanceof Command)) continue;
+      const command = origin instanceof Command;
+      if (!command && origin.move === undefined) continue;
       stopTimer(this.clock, timer);
       this.waiting.delete(timer);
-      if (stillToSend(origin)) taken.push(origin);
+      if (!command) origin.move!(placeFor);
+      else if (stillToSend(origin)) taken.push(origin);
     }
     return taken;
   }

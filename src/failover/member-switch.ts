@@ -46,7 +46,7 @@ export function handOver(
     { endpoint: from.endpoint, written: false },
   );
   // Waiting out a Cluster backoff (answered TRYAGAIN or CLUSTERDOWN: nothing of it ran).
-  for (const command of from.memberRouter.takeHeld?.() ?? []) router.send(uncovered(command));
+  for (const command of from.memberRouter.takeHeld?.(placeTransaction) ?? []) router.send(uncovered(command));
   // A blocking command waiting for its connection goes once the wait ends: to the member active
   // then (a later switch may have changed it; back on `from`, keepBlocking keeps it there).
   const forward = (command: Command<unknown>) =>
