@@ -8,6 +8,7 @@ import {
   type RespireOptions,
   type SwitchReason,
 } from '../../src/index.js';
+import { waitUntil } from '../kit/wait-until.js';
 
 /** Short enough for tests, long enough that a loaded machine's PING does not look like a failure. */
 export const HEALTH = { interval: 100, timeout: 400, failuresToSwitch: 3, successesToRecover: 2 } as const;
@@ -87,4 +88,16 @@ export async function withClient<T>(port: number, body: (client: RespireClient) 
   } finally {
     await client.close();
   }
+}
+
+/** Waits until the group client reads `expected` at `key` (another client's write lands soon). */
+export function readsValue(group: RespireFailoverGroup, key: string, expected: string): Promise<void> {
+  return waitUntil(
+    `${key} to read ${expected}`,
+    async () => {
+      const value = await group.client.get(key);
+      return value === expected ? true : String(value);
+    },
+    { timeoutMs: 3_000 },
+  );
 }

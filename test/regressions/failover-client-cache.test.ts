@@ -4,26 +4,12 @@
 // member and after a switch alike. The group client now reads through the active member's own
 // cache, which that member's tracking connections invalidate (failover-group-cache.test.ts).
 import { describe, expect, it } from 'vitest';
-import type { RespireFailoverGroup } from '../../src/index.js';
-import { useGroups, withClient } from '../failover/support.js';
+import { readsValue, useGroups, withClient } from '../failover/support.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { waitUntil } from '../kit/wait-until.js';
 
 const east = useRedisServer();
 const west = useRedisServer();
 const groups = useGroups();
-
-/** Waits until the group client reads `expected` for the key (a write elsewhere lands at once). */
-function readsValue(group: RespireFailoverGroup, expected: string): Promise<void> {
-  return waitUntil(
-    `fg:cached to read ${expected}`,
-    async () => {
-      const value = await group.client.get('fg:cached');
-      return value === expected ? true : String(value);
-    },
-    { timeoutMs: 3_000 },
-  );
-}
 
 describe('a failover group with client-side caching', () => {
   it('reads what the active member holds, before and after a switch', async () => {
@@ -36,11 +22,11 @@ describe('a failover group with client-side caching', () => {
     expect(await group.client.get('fg:cached')).toBe('east');
     expect(await group.client.get('fg:cached')).toBe('east');
     await withClient(east.port, (client) => client.set('fg:cached', 'east-2'));
-    await readsValue(group, 'east-2');
+    await readsValue(group, 'fg:cached', 'east-2');
     group.switchTo('west');
-    await readsValue(group, 'west');
+    await readsValue(group, 'fg:cached', 'west');
     // And it stays coherent with west: a write there is seen.
     await withClient(west.port, (client) => client.set('fg:cached', 'west-2'));
-    await readsValue(group, 'west-2');
+    await readsValue(group, 'fg:cached', 'west-2');
   });
 });

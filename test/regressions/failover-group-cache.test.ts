@@ -5,9 +5,8 @@
 // a write by another client is seen, the group client's own writes are read back at once, and a
 // switch changes caches, so a value of one deployment is never answered while another is active.
 import { describe, expect, it } from 'vitest';
-import type { RespireFailoverGroup } from '../../src/index.js';
 import { outcomeWithin } from '../client/support.js';
-import { useGroups, withClient } from '../failover/support.js';
+import { readsValue, useGroups, withClient } from '../failover/support.js';
 import { startFaultProxy } from '../kit/fault-proxy.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { waitUntil } from '../kit/wait-until.js';
@@ -24,18 +23,6 @@ async function getCalls(port: number): Promise<number> {
 
 async function resetStats(port: number): Promise<void> {
   await withClient(port, (client) => client.send(['CONFIG', 'RESETSTAT']));
-}
-
-/** Waits until the group client reads `expected` (another client's write is invalidated soon). */
-function readsValue(group: RespireFailoverGroup, expected: string): Promise<void> {
-  return waitUntil(
-    `fg:cache to read ${expected}`,
-    async () => {
-      const value = await group.client.get('fg:cache');
-      return value === expected ? true : String(value);
-    },
-    { timeoutMs: 3_000 },
-  );
 }
 
 describe('a failover group whose members cache', () => {
@@ -55,7 +42,7 @@ describe('a failover group whose members cache', () => {
 
     // Another client's write reaches the cache through east's tracking connection.
     await withClient(east.port, (client) => client.set('fg:cache', 'east-2'));
-    await readsValue(group, 'east-2');
+    await readsValue(group, 'fg:cache', 'east-2');
 
     group.switchTo('west');
     await resetStats(west.port);
@@ -66,13 +53,13 @@ describe('a failover group whose members cache', () => {
     await group.client.set('fg:cache', 'mine');
     expect(await group.client.get('fg:cache')).toBe('mine');
     await withClient(west.port, (client) => client.set('fg:cache', 'west-2'));
-    await readsValue(group, 'west-2');
+    await readsValue(group, 'fg:cache', 'west-2');
 
     // Back on east: its own value, never west's.
     group.switchTo('east');
     expect(await group.client.get('fg:cache')).toBe('east-2');
     await withClient(east.port, (client) => client.set('fg:cache', 'east-3'));
-    await readsValue(group, 'east-3');
+    await readsValue(group, 'fg:cache', 'east-3');
   });
 });
 
