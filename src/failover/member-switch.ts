@@ -18,7 +18,7 @@
 import { CachedRead } from '../client/cache/cached-read.js';
 import type { PubSubErrorEvent, PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
 import type { TransactionPlacer } from '../client/transactions/transaction-run.js';
-import { ClusterAttempt } from '../cluster/cluster-attempt.js';
+import { AskingPrefix, ClusterAttempt } from '../cluster/cluster-attempt.js';
 import { RespireConnectionError } from '../errors.js';
 import { type Command, CommandFlags } from '../transport/command.js';
 import type { Member, MemberClient } from './member.js';
@@ -53,7 +53,11 @@ export function handOver(
     (laterTarget()?.client?.memberRouter ?? router).send(callerCommand(command));
   for (const node of target.nodes) node.keepBlocking();
   for (const node of from.nodes) {
-    for (const command of node.main.takeUnwritten(outsideTransaction)) router.send(callerCommand(command));
+    for (const command of node.main.takeUnwritten(outsideTransaction)) {
+      // An ASK's ASKING goes with its attempt: the caller's command moves once, without it.
+      if (command instanceof AskingPrefix) command.resolve(null);
+      else router.send(callerCommand(command));
+    }
     node.moveHeldBlocking(forward);
     node.leave(left);
     node.transactions.moveUnwritten(node.main, placeTransaction);
@@ -78,8 +82,13 @@ export function handOver(
   });
 }
 
-/** MULTI and the steps behind it move with their transaction (TransactionRun.moveWhole), not one by one. */
+/**
+ * MULTI and the steps behind it move with their transaction (TransactionRun.moveWhole), not one by
+ * one. A Cluster attempt behind ASKING is marked as a step (its ASKING admits it) but is no part
+ * of a transaction: it and its ASKING are taken.
+ */
 function outsideTransaction(command: Command<unknown>): boolean {
+  if (command instanceof ClusterAttempt || command instanceof AskingPrefix) return true;
   return (command.flags & CommandFlags.TransactionStep) === 0 && command.name !== 'MULTI';
 }
 
@@ -89,8 +98,7 @@ function outsideTransaction(command: Command<unknown>): boolean {
  */
 function callerCommand(command: Command<unknown>): Command<unknown> {
   if (!(command instanceof ClusterAttempt)) return uncovered(command);
-  command.observer = undefined;
-  command.resolve(null);
+  command.abandon();
   return uncovered(command.origin);
 }
 
