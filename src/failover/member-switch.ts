@@ -1,13 +1,16 @@
 // What moves when a failover group switches members (issue 14 "Switching"; seed 000 "Retries": "a
 // failover group's new active member"). Commands the old member has not accepted (never written)
 // move to the new member and are admitted there by its circuit, keeping their acquire deadline, so
-// none waits longer than it would have; so do a Cluster member's commands waiting out a TRYAGAIN or
-// CLUSTERDOWN backoff (answered, nothing ran: they are in no node's queue); written commands stay and finish or fail where they are,
-// never replayed; blocking commands held while the old member is unreachable (blocking-hold.ts),
-// or still waiting for their dedicated connection, move too. A transaction nothing of which is
-// written moves whole, steps in order, to where the new member puts its keys (its parts are never
-// split across members or routed one by one). A cache miss that moves is answered by the new
-// member but not stored in the old member's cache, which only that member's connections invalidate.
+// none waits longer than it would have; so do a Cluster member's commands in no node's queue
+// (Router.takeHeld: waiting out a TRYAGAIN or CLUSTERDOWN backoff, a key lookup, a refresh), and an
+// ASK's ASKING and attempt move as the caller's one command. Written commands stay and finish or
+// fail where they are, never replayed. Blocking commands held while the old member is unreachable
+// (blocking-hold.ts) move too, and one still waiting for its dedicated connection goes, once the
+// wait ends, to the member active then (staying if that is its own again). A transaction nothing
+// of which is written (or whose EXEC a TRYAGAIN aborted) moves whole, steps in order, to where the
+// new member puts its keys (its parts are never split across members or routed one by one). A
+// cache miss that moves is answered by the new member but not stored in the old member's cache,
+// which only that member's connections invalidate.
 // WATCH sessions of the old member end with an error saying why, and so do a WATCH, a durability
 // batch or a stream still borrowing a connection there; subscribes still waiting for the old
 // member's subscriber connection are made on the new member instead; confirmed subscriptions are made
