@@ -8,6 +8,8 @@ import {
   type RespireOptions,
   type SwitchReason,
 } from '../../src/index.js';
+import type { ProxiedCluster } from '../cluster/cluster-support.js';
+import type { RedisCluster } from '../kit/redis-cluster.js';
 import { waitUntil } from '../kit/wait-until.js';
 
 /** Short enough for tests, long enough that a loaded machine's PING does not look like a failure. */
@@ -100,4 +102,38 @@ export function readsValue(group: RespireFailoverGroup, key: string, expected: s
     },
     { timeoutMs: 3_000 },
   );
+}
+
+/**
+ * A group of `cluster` (weight 2: a Cluster member reaching `cluster`'s nodes through `proxied`)
+ * and `single` (weight 1: the standalone server at `standalone`); `member` adds to the Cluster
+ * member's options. The caller closes it.
+ */
+export function connectClusterGroup(
+  cluster: RedisCluster,
+  proxied: ProxiedCluster,
+  standalone: { host: string; port: number },
+  member: Partial<RespireOptions> = {},
+): Promise<RespireFailoverGroup> {
+  return RespireFailoverGroup.connect({
+    members: [
+      {
+        name: 'cluster',
+        weight: 2,
+        options: {
+          useCluster: true,
+          endpoints: cluster.primaries.map((node) => proxied.dialled(node)),
+          cluster: { addressMap: proxied.addressMap, refreshInterval: 0 },
+          ...member,
+        },
+      },
+      {
+        name: 'single',
+        weight: 1,
+        options: { endpoints: [{ host: standalone.host, port: standalone.port }] },
+      },
+    ],
+    healthCheck: HEALTH,
+    failbackDelay: 600_000,
+  });
 }

@@ -7,10 +7,10 @@
 // answers ASK); the importing node's fault proxy refuses connections, so the pair waits.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EndpointNode } from '../../src/client/node/endpoint-node.js';
-import { RespireFailoverGroup } from '../../src/index.js';
+import type { RespireFailoverGroup } from '../../src/index.js';
 import { outcomeWithin } from '../client/support.js';
 import { tagOn, useProxiedClients } from '../cluster/cluster-support.js';
-import { HEALTH } from '../failover/support.js';
+import { connectClusterGroup } from '../failover/support.js';
 import type { SlotMigration } from '../kit/redis-cluster.js';
 import { useRedisCluster, useRedisServer } from '../kit/vitest-redis.js';
 
@@ -29,27 +29,7 @@ describe('a failover switch away from a Cluster member', () => {
   it('moves a command waiting with its ASKING for the importing node, as one command', async () => {
     const { proxied } = kit;
     const [source, target] = [cluster.primaries[0]!, cluster.primaries[1]!];
-    const group = await RespireFailoverGroup.connect({
-      members: [
-        {
-          name: 'cluster',
-          weight: 2,
-          options: {
-            useCluster: true,
-            endpoints: cluster.primaries.map((node) => proxied.dialled(node)),
-            cluster: { addressMap: proxied.addressMap, refreshInterval: 0 },
-            acquireTimeout: 20_000,
-          },
-        },
-        {
-          name: 'single',
-          weight: 1,
-          options: { endpoints: [{ host: standalone.host, port: standalone.port }] },
-        },
-      ],
-      healthCheck: HEALTH,
-      failbackDelay: 600_000,
-    });
+    const group = await connectClusterGroup(cluster, proxied, standalone, { acquireTimeout: 20_000 });
     groups.push(group);
     const { tag, slot } = tagOn(cluster, source, 'fg-ask');
     const key = `${tag}:k`;

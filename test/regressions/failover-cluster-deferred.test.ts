@@ -8,10 +8,10 @@
 // primary black-holed through the fault proxy so that the lookup gets no answer; the standalone
 // member renames it too.
 import { afterEach, describe, expect, it } from 'vitest';
-import { RespireFailoverGroup } from '../../src/index.js';
+import type { RespireFailoverGroup } from '../../src/index.js';
 import { outcomeWithin } from '../client/support.js';
 import { tagOn, useProxiedClients } from '../cluster/cluster-support.js';
-import { HEALTH } from '../failover/support.js';
+import { connectClusterGroup } from '../failover/support.js';
 import { useRedisCluster, useRedisServer } from '../kit/vitest-redis.js';
 
 const RENAME = ['rename-command ZUNIONSTORE ZUS'];
@@ -26,27 +26,7 @@ afterEach(() => {
 describe('a failover switch away from a Cluster member', () => {
   it('moves a command waiting for its key lookup to the new member', async () => {
     const { proxied } = kit;
-    const group = await RespireFailoverGroup.connect({
-      members: [
-        {
-          name: 'cluster',
-          weight: 2,
-          options: {
-            useCluster: true,
-            endpoints: cluster.primaries.map((node) => proxied.dialled(node)),
-            cluster: { addressMap: proxied.addressMap, refreshInterval: 0 },
-            commandTimeout: 20_000,
-          },
-        },
-        {
-          name: 'single',
-          weight: 1,
-          options: { endpoints: [{ host: standalone.host, port: standalone.port }] },
-        },
-      ],
-      healthCheck: HEALTH,
-      failbackDelay: 600_000,
-    });
+    const group = await connectClusterGroup(cluster, proxied, standalone, { commandTimeout: 20_000 });
     groups.push(group);
     const { tag } = tagOn(cluster, cluster.primaries[0]!, 'fg-lookup');
     await group.members[1]!.client!.zadd(`${tag}:a`, [{ score: 1, member: 'm' }]);
