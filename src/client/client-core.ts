@@ -55,6 +55,7 @@ export type NodeExtras = Pick<
   | 'holdBlockingWhileDown'
   | 'onSlotsMigrated'
   | 'onSessionError'
+  | 'onClosed'
 >;
 
 /** Makes the nodes a router needs, sharing the client's telemetry and circuit registry. */
@@ -76,7 +77,7 @@ export class ClientCore extends Commander {
   /** Subscribes through the router, and hands `onPubSubError` listeners to every node. */
   private readonly pubsub: ClientPubSub;
   /** The client-side cache (cache/cache-front.ts); none without `clientSideCache`. */
-  private readonly cache: CacheFront | undefined;
+  private readonly ownCache: CacheFront | undefined;
 
   protected constructor(
     private readonly options: ResolvedOptions,
@@ -89,7 +90,7 @@ export class ClientCore extends Commander {
       options.circuitBreaker === null
         ? undefined
         : circuitRegistry({ ...options, circuitBreaker: options.circuitBreaker });
-    this.cache =
+    this.ownCache =
       options.clientSideCache === null
         ? undefined
         : new CacheFront(options.clientSideCache, options.clock, this.telemetry, () => this.router.endpoint);
@@ -99,7 +100,7 @@ export class ClientCore extends Commander {
       () => this.closing !== undefined,
     );
     this.router = makeRouter({
-      caching: this.cache !== undefined,
+      caching: this.ownCache !== undefined,
       create: (endpoint, extras) => {
         const node = new EndpointNode({
           ...extras,
@@ -107,7 +108,7 @@ export class ClientCore extends Commander {
           telemetry: this.telemetry,
           errorSink: this.errorSink,
           circuits,
-          cache: this.cache?.cache,
+          cache: this.ownCache?.cache,
         });
         this.pubsub.adopt(node);
         return node;
@@ -125,6 +126,14 @@ export class ClientCore extends Commander {
         for (const command of commands) if (!command.settled) this.route(command);
       },
     };
+  }
+
+  /**
+   * The cache calls are answered from and writes invalidate: the client's own (a failover group's
+   * client: its active member's, whose tracking connections invalidate it).
+   */
+  protected get cache(): CacheFront | undefined {
+    return this.ownCache;
   }
 
   /** What the client-side cache holds and has done; undefined without `clientSideCache`. */
@@ -321,14 +330,14 @@ export class ClientCore extends Commander {
    * reject with RespireConnectionError (`written: false`).
    */
   close(): Promise<void> {
-    this.cache?.stop();
+    this.ownCache?.stop();
     this.closing ??= this.router.close();
     return this.closing;
   }
 
   /** Closes every connection at once; what is queued or in flight rejects. */
   destroy(): void {
-    this.cache?.stop();
+    this.ownCache?.stop();
     this.router.destroy();
   }
 
@@ -363,7 +372,7 @@ export class ClientCore extends Commander {
       if (next?.asking) throw watchAskError(error as RespireServerError, keys.length);
       if (next === undefined) throw error;
       const pause = next.pause;
-      if (pause !== undefined) await new Promise<void>((resolve, reject) => pause(resolve, reject));
+      if (pause !== undefined) await new Promise<void>((resolve, reject) => pause(resolve, { reject }));
       return this.watchOn(next.node, keys, hops + 1);
     }
   }
@@ -399,9 +408,12 @@ export class ClientCore extends Commander {
     cached: boolean,
   ): Promise<T> {
     const timeout = this.options.commandTimeout;
-    const command = cached
-      ? this.cache!.prepare(args, transform, options, flags, timeout, errorSink)
-      : prepareCommand(args, transform, options, flags, timeout, errorSink);
+    // A retry after a failover switch may find the new member without a cache: sent uncached.
+    const cache = cached ? this.cache : undefined;
+    const command =
+      cache !== undefined
+        ? cache.prepare(args, transform, options, flags, timeout, errorSink)
+        : prepareCommand(args, transform, options, flags, timeout, errorSink);
     if (!command.settled) this.route(command as Command<unknown>);
     return command.promise;
   }

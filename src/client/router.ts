@@ -8,7 +8,7 @@ import type { RedisArgument } from './commands/caller.js';
 import type { ClientCircuit } from './node/circuit-gate.js';
 import type { EndpointNode } from './node/endpoint-node.js';
 import type { SubscriptionKind } from './pubsub/subscriber.js';
-import type { RedirectPause } from './transactions/transaction-run.js';
+import type { RedirectPause, TransactionPlacer } from './transactions/transaction-run.js';
 
 export interface Router {
   /** The endpoint the client names as its own: the standalone endpoint, or the first seed. */
@@ -40,6 +40,12 @@ export interface Router {
   subscriberNode(kind: SubscriptionKind, names: readonly string[]): EndpointNode | Error;
   /** Every node a subscription may be on (for unsubscribing from all of them). */
   subscriberNodes(): readonly EndpointNode[];
+  /**
+   * Commands the router holds in no node's queue (Cluster: waiting out a TRYAGAIN or CLUSTERDOWN
+   * backoff, a key lookup, a refresh), taken out unsent for a failover group's new member
+   * (member-switch.ts); transactions waiting out a backoff start where `placeFor` puts them.
+   */
+  takeHeld?(placeFor: TransactionPlacer): Command<unknown>[];
   /** The circuit of one endpoint the client has a node for; undefined without `circuitBreaker`. */
   circuitOf(endpoint: RespireEndpoint): ClientCircuit | undefined;
   close(): Promise<void>;

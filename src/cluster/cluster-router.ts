@@ -16,7 +16,7 @@ import type { ResolvedOptions } from '../client/options.js';
 import type { PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
 import { readsFromReplica } from '../client/replica-reads.js';
 import type { Router } from '../client/router.js';
-import type { RedirectPause } from '../client/transactions/transaction-run.js';
+import type { RedirectPause, TransactionPlacer } from '../client/transactions/transaction-run.js';
 import {
   RespireCircuitOpenError,
   RespireConnectionError,
@@ -65,7 +65,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private replicaTurn = 0;
   private closed = false;
   private readonly views = new TopologyViews();
-  /** Commands waiting out a TRYAGAIN or CLUSTERDOWN backoff (in no node's queue). */
+  /** Commands in no node's queue: waiting out a TRYAGAIN or CLUSTERDOWN backoff, a lookup, a refresh. */
   private readonly backingOff: RedirectBackoff;
 
   constructor(
@@ -127,14 +127,13 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       // A command the table does not know: its slot once the server said (key-lookup.ts), asked
       // under the caller's deadline; a lookup that used it all up fails the call unsent.
       const timeoutMs = command.timeoutMs > 0 ? command.timeoutMs : this.options.commandTimeout;
-      const clock = this.options.clock;
-      const started = clock.now();
-      this.keyLookup.slotOf(args, timeoutMs).then((found) => {
+      const started = this.options.clock.now();
+      this.backingOff.after(command, this.keyLookup.slotOf(args, timeoutMs), (found) => {
         if (this.closed) command.reject(clientClosedError(this.options.endpoint));
         else if (!stillToSend(command)) return;
-        else if (timeoutMs > 0 && clock.now() - started >= timeoutMs)
+        else if (timeoutMs > 0 && this.options.clock.now() - started >= timeoutMs)
           command.reject(lookupTimeout(args, timeoutMs, this.options.endpoint));
-        else this.sendToSlot(command, found);
+        else this.sendToSlot(command, found ?? ANY_SLOT);
       });
       return;
     }
@@ -173,8 +172,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     if ((command.flags & CommandFlags.Retry) !== 0 && this.ownerLost(node)) {
       // Seed 000 "Retries": ask the other primaries for the slot's owner first; a new owner admits
       // the retry, the same one (or none) rejects it without connecting (its circuit is open).
-      const again = () => this.dispatch(command, slot, 0);
-      this.refresher.refresh().then(again, again);
+      this.backingOff.after(command, this.refresher.refresh(), () => this.dispatch(command, slot, 0));
       return;
     }
     this.write(command, node, 0, false);
@@ -209,6 +207,11 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
 
   circuitOf(endpoint: RespireEndpoint): ClientCircuit | undefined {
     return this.nodes.circuitOf(endpoint);
+  }
+
+  /** Router: the commands of `backingOff`, taken out unsent; its transactions go to `placeFor`. */
+  takeHeld(placeFor: TransactionPlacer): Command<unknown>[] {
+    return this.backingOff.takeCommands(placeFor);
   }
 
   close(): Promise<void> {
@@ -271,7 +274,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     const redirect = this.classify(cause, from);
     if (redirect instanceof Error) return undefined;
     if (redirect?.kind === 'tryagain') {
-      return { node: from, asking, pause: (go, fail) => this.backingOff.later(hops, { reject: fail }, go) };
+      return { node: from, asking, pause: (go, paused) => this.backingOff.later(hops, paused, go) };
     }
     if (redirect?.kind !== 'moved' && redirect?.kind !== 'ask') return undefined;
     const node = this.redirectTarget(redirect);

@@ -4,6 +4,7 @@
 // unhealthy the group switches to the best healthy one; once a higher-weight member has been healthy
 // for `failbackDelay` (counted from the later of its recovery and the last switch), it fails back;
 // `switchTo(name)` switches by hand. What moves on a switch is member-switch.ts.
+import type { CacheFront } from '../client/cache/cache-front.js';
 import { ClientCore } from '../client/client-core.js';
 import { resolveOptions } from '../client/options.js';
 import { PubSubErrors } from '../client/pubsub/pubsub-errors.js';
@@ -32,23 +33,32 @@ export type FailoverSwitchListener = (from: string, to: string, reason: SwitchRe
 /**
  * The group's client: every typed helper, batch, transaction, WATCH session, view and pub/sub of
  * RespireClient, always on the active member. Its `commandTimeout` and `retry` are those of the
- * member that was active when the group connected. It reads uncached (no client-side cache).
+ * member that was active when the group connected. It reads through the active member's
+ * client-side cache, when that member sets `clientSideCache`.
  */
 export class RespireFailoverClient extends ClientCore {
   /** @internal Use `RespireFailoverGroup.connect`. */
   constructor(
-    group: RespireFailoverGroup,
+    private readonly group: RespireFailoverGroup,
     router: FailoverRouter,
     private readonly groupPubSubListeners: Set<PubSubErrorListener>,
     private readonly switchErrors: PubSubErrors,
   ) {
     const active = group.activeMember;
-    // No client-side cache of its own: the members' tracking connections invalidate the members'
-    // caches, never this one, so its entries would stay stale for good.
+    // No client-side cache of its own: only the members' tracking connections hear invalidations,
+    // and each for its own cache (the `cache` getter below).
     super(
       { ...active.resolved, circuitBreaker: null, clientSideCache: null, ...group.metricOptions },
       () => router,
     );
+  }
+
+  /**
+   * The active member's cache: its tracking connections invalidate it, it holds that deployment's
+   * values only, and another member's cache is never read (a switch changes caches at once).
+   */
+  protected override get cache(): CacheFront | undefined {
+    return this.group.activeMember.client?.memberCache;
   }
 
   /** Hears pub/sub errors of every member (present and future) and of switches. */

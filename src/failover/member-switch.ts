@@ -1,11 +1,16 @@
 // What moves when a failover group switches members (issue 14 "Switching"; seed 000 "Retries": "a
 // failover group's new active member"). Commands the old member has not accepted (never written)
 // move to the new member and are admitted there by its circuit, keeping their acquire deadline, so
-// none waits longer than it would have; written commands stay and finish or fail where they are,
-// never replayed; blocking commands held while the old member is unreachable (blocking-hold.ts),
-// or still waiting for their dedicated connection, move too. A transaction nothing of which is
-// written moves whole, steps in order, to where the new member puts its keys (its parts are never
-// split across members or routed one by one).
+// none waits longer than it would have; so do a Cluster member's commands in no node's queue
+// (Router.takeHeld: waiting out a TRYAGAIN or CLUSTERDOWN backoff, a key lookup, a refresh), and an
+// ASK's ASKING and attempt move as the caller's one command. Written commands stay and finish or
+// fail where they are, never replayed. Blocking commands held while the old member is unreachable
+// (blocking-hold.ts) move too, and one still waiting for its dedicated connection goes, once the
+// wait ends, to the member active then (staying if that is its own again). A transaction nothing
+// of which is written (or whose EXEC a TRYAGAIN aborted) moves whole, steps in order, to where the
+// new member puts its keys (its parts are never split across members or routed one by one). A
+// cache miss that moves is answered by the new member but not stored in the old member's cache,
+// which only that member's connections invalidate.
 // WATCH sessions of the old member end with an error saying why, and so do a WATCH, a durability
 // batch or a stream still borrowing a connection there; subscribes still waiting for the old
 // member's subscriber connection are made on the new member instead; confirmed subscriptions are made
@@ -13,9 +18,10 @@
 // once the old member confirmed it, to the member then active (its caller's promise is the old
 // member's: it resolves there, or rejects with that member's error); dropping only the names that
 // move keeps the old member from unsubscribing it in between, which left it subscribed nowhere.
+import { CachedRead } from '../client/cache/cached-read.js';
 import type { PubSubErrorEvent, PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
 import type { TransactionPlacer } from '../client/transactions/transaction-run.js';
-import { ClusterAttempt } from '../cluster/cluster-attempt.js';
+import { AskingPrefix, ClusterAttempt } from '../cluster/cluster-attempt.js';
 import { RespireConnectionError } from '../errors.js';
 import { type Command, CommandFlags } from '../transport/command.js';
 import type { Member, MemberClient } from './member.js';
@@ -42,9 +48,20 @@ export function handOver(
     `the failover group switched from ${fromName} to ${to.name} while a connection was being borrowed on ${fromName}: nothing was sent; try again`,
     { endpoint: from.endpoint, written: false },
   );
+  // Waiting out a Cluster backoff (answered TRYAGAIN or CLUSTERDOWN: nothing of it ran).
+  for (const command of from.memberRouter.takeHeld?.(placeTransaction) ?? []) router.send(uncovered(command));
+  // A blocking command waiting for its connection goes once the wait ends: to the member active
+  // then (a later switch may have changed it; back on `from`, keepBlocking keeps it there).
+  const forward = (command: Command<unknown>) =>
+    (laterTarget()?.client?.memberRouter ?? router).send(callerCommand(command));
+  for (const node of target.nodes) node.keepBlocking();
   for (const node of from.nodes) {
-    for (const command of node.main.takeUnwritten(outsideTransaction)) router.send(callerCommand(command));
-    node.moveHeldBlocking((command) => router.send(callerCommand(command)));
+    for (const command of node.main.takeUnwritten(outsideTransaction)) {
+      // An ASK's ASKING goes with its attempt: the caller's command moves once, without it.
+      if (command instanceof AskingPrefix) command.resolve(null);
+      else router.send(callerCommand(command));
+    }
+    node.moveHeldBlocking(forward);
     node.leave(left);
     node.transactions.moveUnwritten(node.main, placeTransaction);
     node.sessions.endAll(ended);
@@ -68,8 +85,13 @@ export function handOver(
   });
 }
 
-/** MULTI and the steps behind it move with their transaction (TransactionRun.moveWhole), not one by one. */
+/**
+ * MULTI and the steps behind it move with their transaction (TransactionRun.moveWhole), not one by
+ * one. A Cluster attempt behind ASKING is marked as a step (its ASKING admits it) but is no part
+ * of a transaction: it and its ASKING are taken.
+ */
 function outsideTransaction(command: Command<unknown>): boolean {
+  if (command instanceof ClusterAttempt || command instanceof AskingPrefix) return true;
   return (command.flags & CommandFlags.TransactionStep) === 0 && command.name !== 'MULTI';
 }
 
@@ -78,10 +100,18 @@ function outsideTransaction(command: Command<unknown>): boolean {
  * ends quietly and the caller's command itself goes to the new member.
  */
 function callerCommand(command: Command<unknown>): Command<unknown> {
-  if (!(command instanceof ClusterAttempt)) return command;
-  command.observer = undefined;
-  command.resolve(null);
-  return command.origin;
+  if (!(command instanceof ClusterAttempt)) return uncovered(command);
+  command.abandon();
+  return uncovered(command.origin);
+}
+
+/**
+ * A cache miss holds a placeholder in the old member's cache, which only that member's tracking
+ * connections invalidate: the new member's reply is not stored there (it answers the caller only).
+ */
+function uncovered(command: Command<unknown>): Command<unknown> {
+  if (command instanceof CachedRead) command.detach();
+  return command;
 }
 
 const SUBSCRIBE: Readonly<Record<SubscriptionKind, 'subscribe' | 'psubscribe' | 'ssubscribe'>> = {

@@ -2,6 +2,7 @@
 // mode with its own circuits, whose router the group's router sends to while the member is active;
 // the nodes that client made (to take back commands not yet accepted when the group switches away);
 // and its health-probe circuit.
+import type { CacheFront } from '../client/cache/cache-front.js';
 import { ClientCore } from '../client/client-core.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { ResolvedOptions } from '../client/options.js';
@@ -12,7 +13,7 @@ import type { ProbeCircuit } from './probe-circuit.js';
 
 /** A member's data client: a RespireClient whose router and nodes the group can reach. */
 export class MemberClient extends ClientCore {
-  /** Every node the member's router made (standalone: one; Cluster and Sentinel: as they come). */
+  /** The nodes the member's router made and has not closed (standalone: one; Cluster and Sentinel: as they come). */
   readonly nodes: ReadonlySet<EndpointNode>;
 
   private constructor(resolved: ResolvedOptions, nodes: Set<EndpointNode>) {
@@ -24,7 +25,13 @@ export class MemberClient extends ClientCore {
           // queued commands do, so that a switch moves it too (Sentinel sets this itself; Cluster
           // asks the other primaries instead).
           const hold = extras?.holdBlockingWhileDown ?? resolved.mode !== 'cluster';
-          const node = factory.create(endpoint, { ...extras, holdBlockingWhileDown: hold });
+          // Held until its router closes it (a Sentinel primary replaced, a node a Cluster refresh
+          // dropped): by then nothing of it is left to move.
+          const node = factory.create(endpoint, {
+            ...extras,
+            holdBlockingWhileDown: hold,
+            onClosed: () => nodes.delete(node),
+          });
           nodes.add(node);
           return node;
         },
@@ -42,6 +49,11 @@ export class MemberClient extends ClientCore {
 
   get memberRouter(): Router {
     return this.router;
+  }
+
+  /** Its client-side cache (with `clientSideCache`): the group client's while it is active. */
+  get memberCache(): CacheFront | undefined {
+    return this.cache;
   }
 }
 

@@ -4,40 +4,21 @@
 // commands its nodes never wrote (queued as attempts of the caller's command) move to the
 // standalone member.
 import { describe, expect, it } from 'vitest';
-import { RespireClient, RespireFailoverGroup } from '../../src/index.js';
+import { RespireClient, type RespireFailoverGroup } from '../../src/index.js';
 import { outcomeWithin } from '../client/support.js';
 import { useProxiedClients } from '../cluster/cluster-support.js';
 import { useRedisCluster, useRedisServer } from '../kit/vitest-redis.js';
 import { waitUntil } from '../kit/wait-until.js';
-import { HEALTH, MARGIN_MS, recordSwitches } from './support.js';
+import { connectClusterGroup, HEALTH, MARGIN_MS, recordSwitches } from './support.js';
 
 const cluster = useRedisCluster({ replicasPerPrimary: 0 });
 const standalone = useRedisServer();
 const proxiedClients = useProxiedClients(cluster);
 
-async function connectGroup(): Promise<RespireFailoverGroup> {
-  const { proxied } = proxiedClients;
-  return RespireFailoverGroup.connect({
-    members: [
-      {
-        name: 'cluster',
-        weight: 2,
-        options: {
-          useCluster: true,
-          endpoints: cluster.primaries.map((node) => proxied.dialled(node)),
-          cluster: { addressMap: proxied.addressMap, refreshInterval: 0 },
-          reconnect: { minDelay: 10, maxDelay: 200 },
-          acquireTimeout: 10_000,
-        },
-      },
-      {
-        name: 'single',
-        weight: 1,
-        options: { endpoints: [{ host: standalone.host, port: standalone.port }] },
-      },
-    ],
-    healthCheck: HEALTH,
-    failbackDelay: 600_000,
+function connectGroup(): Promise<RespireFailoverGroup> {
+  return connectClusterGroup(cluster, proxiedClients.proxied, standalone, {
+    reconnect: { minDelay: 10, maxDelay: 200 },
+    acquireTimeout: 10_000,
   });
 }
 

@@ -8,6 +8,9 @@ import {
   type RespireOptions,
   type SwitchReason,
 } from '../../src/index.js';
+import type { ProxiedCluster } from '../cluster/cluster-support.js';
+import type { RedisCluster } from '../kit/redis-cluster.js';
+import { waitUntil } from '../kit/wait-until.js';
 
 /** Short enough for tests, long enough that a loaded machine's PING does not look like a failure. */
 export const HEALTH = { interval: 100, timeout: 400, failuresToSwitch: 3, successesToRecover: 2 } as const;
@@ -87,4 +90,50 @@ export async function withClient<T>(port: number, body: (client: RespireClient) 
   } finally {
     await client.close();
   }
+}
+
+/** Waits until the group client reads `expected` at `key` (another client's write lands soon). */
+export function readsValue(group: RespireFailoverGroup, key: string, expected: string): Promise<void> {
+  return waitUntil(
+    `${key} to read ${expected}`,
+    async () => {
+      const value = await group.client.get(key);
+      return value === expected ? true : String(value);
+    },
+    { timeoutMs: 3_000 },
+  );
+}
+
+/**
+ * A group of `cluster` (weight 2: a Cluster member reaching `cluster`'s nodes through `proxied`)
+ * and `single` (weight 1: the standalone server at `standalone`); `member` adds to the Cluster
+ * member's options. The caller closes it.
+ */
+export function connectClusterGroup(
+  cluster: RedisCluster,
+  proxied: ProxiedCluster,
+  standalone: { host: string; port: number },
+  member: Partial<RespireOptions> = {},
+): Promise<RespireFailoverGroup> {
+  return RespireFailoverGroup.connect({
+    members: [
+      {
+        name: 'cluster',
+        weight: 2,
+        options: {
+          useCluster: true,
+          endpoints: cluster.primaries.map((node) => proxied.dialled(node)),
+          cluster: { addressMap: proxied.addressMap, refreshInterval: 0 },
+          ...member,
+        },
+      },
+      {
+        name: 'single',
+        weight: 1,
+        options: { endpoints: [{ host: standalone.host, port: standalone.port }] },
+      },
+    ],
+    healthCheck: HEALTH,
+    failbackDelay: 600_000,
+  });
 }

@@ -72,6 +72,11 @@ describe('a blocking command held while its endpoint is down', () => {
     expect([...pending.values()].map((timer) => timer.delayMs)).toEqual([100]);
     now = 100;
     for (const timer of pending.values()) timer.callback();
-    expect((await outcome(command.promise)).error).toBe(refused);
+    const { error } = await outcome(command.promise);
+    expect(error).toBeInstanceOf(RespireConnectionError);
+    expect((error as RespireConnectionError).message).toBe(
+      `no connection to ${server.host}:${server.port}: refused`,
+    );
+    expect((error as RespireConnectionError).cause).toBe(refused);
   });
 });

@@ -1,29 +1,15 @@
 // Client-side caching on a failover group: the group client kept a cache of its own, filled by its
 // reads, but the invalidations of the members' tracking connections went to the members' own
 // caches, never to it: a key written by another client was read stale for good, on the active
-// member and after a switch alike. Until the members' invalidations reach it, the group client
-// reads from the active member, uncached (its members still take `clientSideCache`).
+// member and after a switch alike. The group client now reads through the active member's own
+// cache, which that member's tracking connections invalidate (failover-group-cache.test.ts).
 import { describe, expect, it } from 'vitest';
-import type { RespireFailoverGroup } from '../../src/index.js';
-import { useGroups, withClient } from '../failover/support.js';
+import { readsValue, useGroups, withClient } from '../failover/support.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
-import { waitUntil } from '../kit/wait-until.js';
 
 const east = useRedisServer();
 const west = useRedisServer();
 const groups = useGroups();
-
-/** Waits until the group client reads `expected` for the key (a write elsewhere lands at once). */
-function readsValue(group: RespireFailoverGroup, expected: string): Promise<void> {
-  return waitUntil(
-    `fg:cached to read ${expected}`,
-    async () => {
-      const value = await group.client.get('fg:cached');
-      return value === expected ? true : String(value);
-    },
-    { timeoutMs: 3_000 },
-  );
-}
 
 describe('a failover group with client-side caching', () => {
   it('reads what the active member holds, before and after a switch', async () => {
@@ -36,11 +22,11 @@ describe('a failover group with client-side caching', () => {
     expect(await group.client.get('fg:cached')).toBe('east');
     expect(await group.client.get('fg:cached')).toBe('east');
     await withClient(east.port, (client) => client.set('fg:cached', 'east-2'));
-    await readsValue(group, 'east-2');
+    await readsValue(group, 'fg:cached', 'east-2');
     group.switchTo('west');
-    await readsValue(group, 'west');
+    await readsValue(group, 'fg:cached', 'west');
     // And it stays coherent with west: a write there is seen.
     await withClient(west.port, (client) => client.set('fg:cached', 'west-2'));
-    await readsValue(group, 'west-2');
+    await readsValue(group, 'fg:cached', 'west-2');
   });
 });

@@ -9,7 +9,7 @@ import {
   type RespireEndpoint,
   RespireTimeoutError,
 } from '../../errors.js';
-import { clientClosedError } from '../../transport/channel.js';
+import { clientClosedError, unreachableError } from '../../transport/channel-errors.js';
 import type { Command } from '../../transport/command.js';
 import type { Clock } from '../../util/clock.js';
 import { startTimer, stopTimer, type Timer } from '../../util/timers.js';
@@ -48,11 +48,13 @@ export class BlockingHold {
     const left = command.deadline - now;
     if (left <= 0) return false;
     // On the client's clock (util/timers.ts), unref'd: a deadline alone keeps no process alive.
+    // Past it, it fails as a queued command with no connection does (channel-errors.ts), never
+    // written, with the connect error as the cause.
     const timer = startTimer(
       this.options.clock,
       () => {
         this.held.delete(command);
-        command.reject(error);
+        command.reject(unreachableError(this.options.endpoint, error as RespireConnectionError));
       },
       left,
       true,

@@ -46,6 +46,8 @@ export interface EndpointNodeSettings {
   readonly onSlotsMigrated?: (() => void) | undefined;
   /** Told each error a WATCH session's caller receives (Sentinel: a READONLY reply starts a lookup). */
   readonly onSessionError?: ((error: unknown) => void) | undefined;
+  /** The node is closed for good (its close() finished, or destroy()): a failover member lets go of it. */
+  readonly onClosed?: (() => void) | undefined;
   /** The server dropped a shard channel by itself (its slot moved): Cluster subscribes it anew. */
   readonly onShardChannelDropped?:
     | ((channel: string, listeners: ReadonlySet<PubSubListener>) => void)
@@ -73,10 +75,11 @@ export class EndpointNode {
   readonly lender: SessionPool;
   private readonly hold: BlockingHold | undefined;
   /**
-   * Blocking commands waiting for their dedicated connection, and where a failover switch sent
-   * them meanwhile (moveHeldBlocking): they go there, unwritten, once the wait ends.
+   * The last moveHeldBlocking() (a new object each time): a blocking command that began waiting
+   * for its dedicated connection before it goes to its `forward`, unwritten, once the wait ends.
+   * Only failover groups move them: other clients keep nothing per command for it.
    */
-  private readonly acquiring = new Map<Command<unknown>, ((command: Command<unknown>) => void) | undefined>();
+  private moved: Moved | undefined;
   /** The last leave() (a new object each time): borrowings begun before it fail with its reason. */
   private left: { readonly reason: Error } | undefined;
   private closing: Promise<void> | undefined;
@@ -191,7 +194,12 @@ export class EndpointNode {
    */
   moveHeldBlocking(forward: (command: Command<unknown>) => void): void {
     this.hold?.moveHeld(forward);
-    for (const command of this.acquiring.keys()) this.acquiring.set(command, forward);
+    this.moved = { forward };
+  }
+
+  /** A failover group switched (back) to this node's member: blocking commands waiting here stay. */
+  keepBlocking(): void {
+    this.moved = undefined;
   }
 
   /**
@@ -216,7 +224,10 @@ export class EndpointNode {
       this.dedicated.close(),
       this.subscriber.close(),
       this.sessions.releaseAll(sessionsEnded),
-    ]).then(() => this.gate?.dispose());
+    ]).then(() => {
+      this.gate?.dispose();
+      this.settings.onClosed?.();
+    });
     return this.closing;
   }
 
@@ -229,6 +240,7 @@ export class EndpointNode {
     this.subscriber.destroy();
     this.tracker?.destroy();
     this.gate?.dispose();
+    this.settings.onClosed?.();
   }
 
   /**
@@ -256,10 +268,10 @@ export class EndpointNode {
   /** A blocking command borrows a connection of its own for as long as it runs. */
   private runDedicated(command: Command<unknown>, prefix: Command<unknown> | undefined): void {
     // A Cluster ASKING pair stays: the redirect named this node.
-    if (prefix === undefined) this.acquiring.set(command, undefined);
+    const since = prefix === undefined ? this.moved : STAYS;
     this.lender.acquire().then(
       (channel) => {
-        if (this.movedAway(command)) {
+        if (this.movedAway(command, since)) {
           this.dedicated.release(channel);
           return;
         }
@@ -278,21 +290,34 @@ export class EndpointNode {
         );
       },
       (error) => {
-        if (!this.movedAway(command) && this.hold?.hold(command, error) !== true) command.reject(error);
+        if (this.movedAway(command, since)) return;
+        // Turned away by a switch (leave) that a switch back undid (keepBlocking): it waits here again.
+        if (error === this.left?.reason && !command.settled) this.runDedicated(command, prefix);
+        else if (this.hold?.hold(command, error) !== true) command.reject(error);
       },
     );
   }
 
-  /** Ends the wait of `command` for its connection; true when a switch sent it elsewhere meanwhile. */
-  private movedAway(command: Command<unknown>): boolean {
-    const forward = this.acquiring.get(command);
-    this.acquiring.delete(command);
-    if (forward === undefined || command.settled) return false;
+  /**
+   * Ends the wait of `command` for its connection, begun when `since` was the last move; true when
+   * a switch sent it elsewhere meanwhile.
+   */
+  private movedAway(command: Command<unknown>, since: Moved | undefined | typeof STAYS): boolean {
+    const moved = this.moved;
+    if (since === STAYS || moved === since || moved === undefined || command.settled) return false;
     command.reportHealth(Health.None); // a probe ticket taken while waiting ends with no outcome
-    forward(command);
+    moved.forward(command);
     return true;
   }
 }
+
+/** A failover switch's destination for blocking commands waiting for a connection (moveHeldBlocking). */
+interface Moved {
+  readonly forward: (command: Command<unknown>) => void;
+}
+
+/** A blocking command written after a Cluster ASKING: it never moves. */
+const STAYS = null;
 
 /** One error sink telling `first` and then `second`, either of which may be absent. */
 function bothSinks(

@@ -49,10 +49,17 @@ export interface TransactionPlace {
 
 /**
  * A backoff before a redirected transaction or WATCH is sent again (Cluster TRYAGAIN): `go` runs
- * once it has passed, or `fail` (nothing was sent) if the client closes first. The router holds
- * it, so that close() and destroy() end it with its other backoffs.
+ * once it has passed, or `paused.reject` (nothing was sent) if the client closes first. The router
+ * holds it, so that close() and destroy() end it with its other backoffs.
  */
-export type RedirectPause = (go: () => void, fail: (error: unknown) => void) => void;
+export type RedirectPause = (go: () => void, paused: PausedRun) => void;
+
+/** What waits out a RedirectPause. */
+export interface PausedRun {
+  reject(error: unknown): void;
+  /** A transaction: a failover switch takes it from the pause to start where `placeFor` puts it. */
+  readonly move?: ((placeFor: TransactionPlacer) => void) | undefined;
+}
 
 /**
  * Cluster (PROTOCOL.md §2.3): a MOVED or ASK at queue time aborts the EXEC, and a TRYAGAIN (keys
@@ -208,6 +215,22 @@ export class TransactionRun implements AbortTarget {
     for (const step of this.steps) if (!step.settled) target.enqueue(step as Command<unknown>);
   }
 
+  /**
+   * A failover switch took this run from its redirect's pause (nothing of it written: seed 000
+   * "Retries", a failover group's new active member admits it): it starts afresh where `placeFor`
+   * puts it, or ends unsent when nowhere will take it.
+   */
+  startAt(placeFor: TransactionPlacer): void {
+    const place = placeFor(this.entries);
+    if (place instanceof Error) {
+      this.end(place, false);
+      return;
+    }
+    const { target, tracker, redirect } = place;
+    this.options = { ...this.options, target, tracker, redirect, asking: false };
+    this.start();
+  }
+
   onStepReply(step: TransactionStep, value: RespValue): void {
     const last = this.steps.length - 1;
     if (step.position < this.multiAt) {
@@ -354,10 +377,10 @@ export class TransactionRun implements AbortTarget {
     // A closing client ends the backoff: the run fails unsent (nothing of it was written).
     if (place.pause === undefined) next.start();
     else
-      place.pause(
-        () => next.start(),
-        (error) => next.end(error, false),
-      );
+      place.pause(() => next.start(), {
+        reject: (error) => next.end(error, false),
+        move: (placeFor) => next.startAt(placeFor),
+      });
     return true;
   }
 
