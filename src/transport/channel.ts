@@ -27,6 +27,7 @@ import { DeadlineTimer } from './deadline-timer.js';
 import { Health } from './health.js';
 import type { HandoffChannel } from './maintenance/handoff.js';
 import { askReconnectPolicy } from './reconnect-policy.js';
+import { UnwrittenCommands } from './unwritten-commands.js';
 
 export type { ChannelOptions } from './channel-options.js';
 
@@ -37,9 +38,10 @@ export class Channel implements HandoffChannel {
   /** A maintenance handoff holds queued commands back (maintenance/handoff.ts). */
   private writesPaused = false;
   private connection: Connection | undefined;
-  private readonly queue = new RingQueue<Command<unknown>>(64);
+  private readonly unwritten = new UnwrittenCommands();
+  private readonly queue = this.unwritten.queue;
   /** Commands waiting for room in `queue` (bounded by maxPendingCommands too). */
-  private readonly waiters = new RingQueue<Command<unknown>>(16);
+  private readonly waiters = this.unwritten.waiters;
   /** What `writeFirst` gave for the current connection and is not yet written. */
   private readonly setup = new RingQueue<Command<unknown>>(16);
   private readonly acquireTimer: DeadlineTimer;
@@ -49,7 +51,6 @@ export class Channel implements HandoffChannel {
   private attempt = 0;
   private reconnectTimer: Timer | undefined;
   private lastError: RespireError | undefined;
-  private drainWaiters: (() => void)[] = [];
   /** The connection close() sent QUIT on, until the server has closed it. */
   private quitting: Connection | undefined;
 
@@ -166,10 +167,8 @@ export class Channel implements HandoffChannel {
    * acquire deadline, so it waits no longer than it would have here.
    */
   takeUnwritten(select: (command: Command<unknown>) => boolean = () => true): Command<unknown>[] {
-    const pick = (command: Command<unknown>) => command.state === CommandState.Queued && select(command);
-    const taken = [...this.queue.extract(pick), ...this.waiters.extract(pick)];
+    const taken = this.unwritten.extract(select);
     for (const command of taken) command.reportHealth(Health.None);
-    this.notifyDrained();
     return taken;
   }
 
@@ -206,7 +205,7 @@ export class Channel implements HandoffChannel {
       if (this.connection === undefined) this.failQueuedByClient();
       else this.flush();
     }
-    await this.queueDrained();
+    await this.unwritten.drained();
     // close() never hangs: replies that have no deadline of their own (BLPOP 0) are waited for at
     // most `commandTimeout` (connectTimeout when that is 0), and so is the reply to QUIT.
     const { commandTimeout, connectTimeout } = this.options;
@@ -270,7 +269,7 @@ export class Channel implements HandoffChannel {
         connection.writeFrom(this.queue, this.options.gate);
       }
     }
-    if (this.queue.length === 0 && this.waiters.length === 0) this.notifyDrained();
+    if (this.unwritten.empty) this.unwritten.notifyDrained();
     else if (this.writesPaused || (connection !== undefined && !connection.writable)) this.stampQueued();
   };
 
@@ -303,7 +302,7 @@ export class Channel implements HandoffChannel {
       ),
       expireAcquireDeadlines(this.waiters, now, capacity),
     );
-    this.notifyDrained();
+    this.unwritten.notifyDrained();
     return next;
   };
 
@@ -425,7 +424,7 @@ export class Channel implements HandoffChannel {
    * wakes close() waiting for the queue to drain.
    */
   private failQueued(error: Error | ((command: Command<unknown>) => Error)): void {
-    this.drainUnwritten((command) => command.reject(typeof error === 'function' ? error(command) : error));
+    this.unwritten.drain((command) => command.reject(typeof error === 'function' ? error(command) : error));
   }
 
   /** The connection `setup` was meant for ended before writing it: none of it reached the server. */
@@ -445,30 +444,6 @@ export class Channel implements HandoffChannel {
       command.reportHealth(Health.None);
       return error;
     });
-  }
-
-  /** Empties the queue and the waiters, handing each live command to `each`, in order. */
-  private drainUnwritten(each: (command: Command<unknown>) => void): void {
-    for (const queue of [this.queue, this.waiters]) {
-      for (let command = queue.shift(); command !== undefined; command = queue.shift()) {
-        if (command.state !== CommandState.Settled) each(command);
-      }
-    }
-    this.notifyDrained();
-  }
-
-  /** Resolves once nothing is queued or waiting for room. */
-  private queueDrained(): Promise<void> {
-    if (this.queue.length === 0 && this.waiters.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
-  }
-
-  /** Wakes queueDrained() once nothing is queued or waiting. */
-  private notifyDrained(): void {
-    if (this.drainWaiters.length === 0 || this.queue.length !== 0 || this.waiters.length !== 0) return;
-    const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const wake of waiters) wake();
   }
 
   private closedError(): RespireConnectionError {
