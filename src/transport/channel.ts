@@ -72,7 +72,7 @@ export class Channel implements HandoffChannel {
     const events = this.eventsFor();
     let connection: Connection;
     try {
-      connection = await connect(this.options, events);
+      connection = await this.connectNew(events);
     } catch (error) {
       this.state = 'closed';
       this.acquireTimer.cancel();
@@ -389,7 +389,7 @@ export class Channel implements HandoffChannel {
     this.reconnectTimer = undefined;
     if (this.state !== 'reconnecting') return;
     const events = this.eventsFor();
-    connect(this.options, events).then(
+    this.connectNew(events).then(
       (connection) => {
         if (this.state !== 'reconnecting') {
           connection.destroy(undefined);
@@ -413,6 +413,20 @@ export class Channel implements HandoffChannel {
       },
     );
   };
+
+  /**
+   * Opens a connection where the endpoint's new connections go: after a MOVING, the endpoint it
+   * announced, for the announced time (maintenance/moved-endpoint.ts); otherwise the configured one.
+   */
+  private connectNew(events: ReturnType<Channel['eventsFor']>): Promise<Connection> {
+    const moved = this.options.maintenance?.windows.moved;
+    const endpoint = moved?.target;
+    if (endpoint === undefined) return connect(this.options, events);
+    return connect({ ...this.options, endpoint }, events).catch((error: unknown) => {
+      moved!.refused(endpoint);
+      throw error;
+    });
+  }
 
   private clearReconnect(): void {
     stopTimer(this.options.clock, this.reconnectTimer);

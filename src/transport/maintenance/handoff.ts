@@ -10,9 +10,9 @@
 // resume on the old connection. If the old connection is lost meanwhile (a reset), the replacement
 // is the channel's reconnection, or replaces the connection the channel reconnected with.
 import type { RespireEndpoint } from '../../errors.js';
-import type { Clock } from '../../util/clock.js';
 import { startTimer } from '../../util/timers.js';
 import type { Connection } from '../connection.js';
+import type { MaintenanceWindows } from './maintenance-windows.js';
 import type { MaintenanceNotification } from './notifications.js';
 
 /** What a handoff needs of a channel (Channel implements it). */
@@ -38,8 +38,9 @@ const QUIT_BOUND_MS = 1000;
 export async function handOff(
   channel: HandoffChannel,
   moving: Extract<MaintenanceNotification, { kind: 'moving' }>,
-  clock: Clock,
+  windows: MaintenanceWindows,
 ): Promise<void> {
+  const clock = windows.clock;
   if (moving.to === null) {
     // On the client's clock (util/timers.ts); unref: a closed client is not kept alive by the wait.
     await new Promise<void>((resolve) => startTimer(clock, resolve, (moving.timeS * 1000) / 2, true));
@@ -62,7 +63,8 @@ export async function handOff(
     }
   } catch {
     // No replacement: the old connection carries on until the server closes it, then the channel
-    // reconnects to its configured endpoint as after any lost connection.
+    // reconnects to its configured endpoint as after any lost connection (moved-endpoint.ts).
+    if (moving.to !== null) windows.moved.refused(moving.to);
   } finally {
     channel.pauseWrites(false);
   }

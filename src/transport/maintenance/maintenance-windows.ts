@@ -4,8 +4,10 @@
 // sequence number, so nested windows count (each start needs its own end) and a stale terminator
 // (older than every open window) closes nothing; each window has a backstop expiry, three times
 // its length or the relaxed timeout (whichever is longer), in case its end never comes. The same
-// notification arriving on many connections (same type and seq) is applied once.
+// notification arriving on many connections (same type and seq) is applied once. Where the
+// endpoint's new connections go after a MOVING is kept alongside (moved-endpoint.ts).
 import type { Clock } from '../../util/clock.js';
+import { MovedEndpoint } from './moved-endpoint.js';
 import type { MaintenanceNotification } from './notifications.js';
 
 /** Backstop: a window whose end never came closes after this many times its expected length. */
@@ -17,13 +19,17 @@ export class MaintenanceWindows {
   /** Open windows: seq → backstop expiry (clock ms). */
   private readonly open = new Map<number, number>();
   private readonly seen = new Set<string>();
+  /** Where the endpoint's new connections go after a MOVING. */
+  readonly moved: MovedEndpoint;
 
   constructor(
     /** The relaxed timeout, ms (`maintenanceRelaxedTimeout`). */
     readonly relaxedTimeoutMs: number,
     /** The client's clock, which the windows' expiries and a handoff's wait run on. */
     readonly clock: Clock,
-  ) {}
+  ) {
+    this.moved = new MovedEndpoint(clock);
+  }
 
   /**
    * Applies a start or end notification unless one with the same type and seq was applied already

@@ -39,10 +39,13 @@ export class Maintenance {
       return true;
     }
     const { seq, timeS } = notification;
-    this.windows.apply({ kind: 'start', type: 'MOVING', seq, timeS });
+    // The first of its copies (on the endpoint's other connections) says where new connections go.
+    if (this.windows.apply({ kind: 'start', type: 'MOVING', seq, timeS })) {
+      this.windows.moved.announce(notification.to, timeS);
+    }
     if (!this.handoffs || this.moving === seq) return true;
     this.moving = seq;
-    handOff(channel, notification, this.windows.clock).finally(() => {
+    handOff(channel, notification, this.windows).finally(() => {
       if (this.moving === seq) this.moving = undefined;
       // Its own window only: a MIGRATING still open (an earlier seq) has not ended (§5 item 1).
       this.windows.close(seq);
