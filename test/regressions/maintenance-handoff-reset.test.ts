@@ -72,8 +72,7 @@ describe('a MOVING handoff while the old connection is reset', () => {
     const client = await resetDuringHandoff(from, to);
     await waitUntil(
       'the reconnection handshake',
-      async () =>
-        (await to.connection(1)).commands.some(([name]) => name === 'CLIENT') ? true : 'not yet',
+      async () => ((await to.connection(1)).commands.some(([name]) => name === 'CLIENT') ? true : 'not yet'),
       { timeoutMs: 5_000 },
     );
     release(0);
