@@ -35,8 +35,8 @@ type ChannelState = 'connecting' | 'ready' | 'reconnecting' | 'closing' | 'close
 
 export class Channel implements HandoffChannel {
   private state: ChannelState = 'connecting';
-  /** A maintenance handoff holds queued commands back (maintenance/handoff.ts). */
-  private writesPaused = false;
+  /** Maintenance handoffs holding queued commands back, each its own (maintenance/handoff.ts). */
+  private pauses = 0;
   private connection: Connection | undefined;
   private readonly unwritten = new UnwrittenCommands();
   private readonly queue = this.unwritten.queue;
@@ -173,22 +173,29 @@ export class Channel implements HandoffChannel {
   }
 
   pauseWrites(paused: boolean): void {
-    this.writesPaused = paused;
-    if (!paused) this.scheduleFlush();
+    this.pauses += paused ? 1 : -1;
+    if (this.pauses === 0) this.scheduleFlush();
   }
 
-  async replaceConnection(old: Connection, endpoint: RespireEndpoint): Promise<boolean> {
+  async replaceConnection(
+    old: Connection,
+    endpoint: RespireEndpoint,
+    wanted: () => boolean,
+  ): Promise<boolean> {
     const events = this.eventsFor();
     const next = await connect({ ...this.options, endpoint }, events);
     await old.whenIdle();
     // `old` was lost meanwhile (a reset): the replacement is the reconnection, to where MOVING said.
     const lost = this.state === 'reconnecting';
-    if ((!lost && (this.connection !== old || this.state !== 'ready')) || events.bind(next) !== undefined) {
+    if (
+      !wanted() ||
+      (!lost && (this.connection !== old || this.state !== 'ready')) ||
+      events.bind(next) !== undefined
+    ) {
       next.destroy(undefined);
       return false;
     }
     if (lost) this.clearReconnect();
-    this.writesPaused = false;
     this.adopt(next);
     return true;
   }
@@ -247,7 +254,7 @@ export class Channel implements HandoffChannel {
    * Otherwise drop commands that settled while queued (aborted), at most once a tick.
    */
   private makeRoom(): void {
-    if (this.connection?.writable && this.setup.length === 0 && !this.writesPaused) {
+    if (this.connection?.writable && this.setup.length === 0 && this.pauses === 0) {
       this.connection.writeFrom(this.queue, this.options.gate);
       return;
     }
@@ -259,7 +266,7 @@ export class Channel implements HandoffChannel {
   private readonly flush = (): void => {
     this.flushScheduled = false;
     this.compactedThisTick = false;
-    const connection = this.writesPaused ? undefined : this.connection;
+    const connection = this.pauses > 0 ? undefined : this.connection;
     if (connection?.writable && this.setup.length > 0) connection.writeFrom(this.setup, undefined);
     if (connection?.writable && this.setup.length === 0) {
       connection.writeFrom(this.queue, this.options.gate);
@@ -270,7 +277,7 @@ export class Channel implements HandoffChannel {
       }
     }
     if (this.unwritten.empty) this.unwritten.notifyDrained();
-    else if (this.writesPaused || (connection !== undefined && !connection.writable)) this.stampQueued();
+    else if (this.pauses > 0 || (connection !== undefined && !connection.writable)) this.stampQueued();
   };
 
   /**
