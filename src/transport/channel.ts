@@ -24,6 +24,7 @@ import { type Command, CommandState } from './command.js';
 import { connect } from './connect.js';
 import type { Connection } from './connection.js';
 import { DeadlineTimer } from './deadline-timer.js';
+import { dial } from './dial.js';
 import { Health } from './health.js';
 import type { HandoffChannel } from './maintenance/handoff.js';
 import { askReconnectPolicy } from './reconnect-policy.js';
@@ -72,7 +73,7 @@ export class Channel implements HandoffChannel {
     const events = this.eventsFor();
     let connection: Connection;
     try {
-      connection = await this.connectNew(events);
+      connection = await dial(this.options, events);
     } catch (error) {
       this.state = 'closed';
       this.acquireTimer.cancel();
@@ -396,7 +397,7 @@ export class Channel implements HandoffChannel {
     this.reconnectTimer = undefined;
     if (this.state !== 'reconnecting') return;
     const events = this.eventsFor();
-    this.connectNew(events).then(
+    dial(this.options, events).then(
       (connection) => {
         if (this.state !== 'reconnecting') {
           connection.destroy(undefined);
@@ -420,20 +421,6 @@ export class Channel implements HandoffChannel {
       },
     );
   };
-
-  /**
-   * Opens a connection where the endpoint's new connections go: after a MOVING, the endpoint it
-   * announced, for the announced time (maintenance/moved-endpoint.ts); otherwise the configured one.
-   */
-  private connectNew(events: ReturnType<Channel['eventsFor']>): Promise<Connection> {
-    const moved = this.options.maintenance?.windows.moved;
-    const endpoint = moved?.target;
-    if (endpoint === undefined) return connect(this.options, events);
-    return connect({ ...this.options, endpoint }, events).catch((error: unknown) => {
-      moved!.refused(endpoint);
-      throw error;
-    });
-  }
 
   private clearReconnect(): void {
     stopTimer(this.options.clock, this.reconnectTimer);
