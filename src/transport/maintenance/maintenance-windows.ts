@@ -12,7 +12,16 @@ import type { MaintenanceNotification } from './notifications.js';
 
 /** Backstop: a window whose end never came closes after this many times its expected length. */
 const BACKSTOP_FACTOR = 3;
-/** Notifications remembered for de-duplication across connections. */
+/**
+ * Notifications remembered for de-duplication across connections (PROTOCOL.md §5 item 3). The
+ * memory only stops a copy from being applied twice; what a notification does never depends on
+ * it: an end closes the open windows of its seq or earlier (kept in `open`, not here), so a
+ * MIGRATED whose MIGRATING was forgotten still closes it, and a forgotten end applied again closes
+ * nothing new. A copy is applied twice only if it arrives after 256 other notifications of the
+ * endpoint: every connection's socket is read as the bytes come, so copies of one notification
+ * arrive within a few reads of each other, and a maintenance sends a handful of notifications.
+ * Seq numbers are safe integers (notifications.ts), so they do not wrap.
+ */
 const SEEN_LIMIT = 256;
 
 export class MaintenanceWindows {
