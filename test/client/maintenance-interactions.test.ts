@@ -1,13 +1,15 @@
 // MOVING handoffs meeting other mechanisms (issue 14, PROTOCOL.md §5 item 2): a transaction whose
-// EXEC is in flight on the old connection, and an announced endpoint that is black-holed (the test
-// kit's fault proxy). The fake server sends the MOVING: Redis 7.0 cannot send maintenance
+// EXEC is in flight on the old connection, an announced endpoint that is black-holed (the test
+// kit's fault proxy), and a half-open circuit whose probe waits for the handoff (seed 000: admitted
+// on the replacement, right before its write). The fake server sends the MOVING: Redis 7.0 cannot send maintenance
 // notifications.
 import { describe, expect, it } from 'vitest';
-import { RespireClient, type RespireOptions } from '../../src/index.js';
+import { RespireCircuitOpenError, RespireClient, type RespireOptions } from '../../src/index.js';
 import type { FakeServer } from '../kit/fake-server.js';
 import { startFaultProxy } from '../kit/fault-proxy.js';
 import { waitUntil } from '../kit/wait-until.js';
 import { maintenanceAnswer, push, useMaintenanceFakes } from './maintenance-support.js';
+import { outcome } from './support.js';
 
 const kit = useMaintenanceFakes();
 
@@ -79,5 +81,37 @@ describe('a MOVING handoff meeting other mechanisms (fake server)', () => {
     } finally {
       await proxy.stop();
     }
+  });
+
+  it('admits a half-open probe that waited for the handoff on the replacement', async () => {
+    const from = await kit.fake();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const to = await kit.fake(undefined, (index) => (index === 0 ? [{ waitFor: held }] : []));
+    // Real time and timers; `skew` jumps past the open duration.
+    const clock = { skew: 0, now: () => performance.now() + clock.skew };
+    const client = await open(from, {
+      clock,
+      circuitBreaker: { minimumFailureCount: 1, failureRateThreshold: 0.5, openDuration: 60_000 },
+    });
+    // One reply deadline missed opens the circuit; the late reply then leaves the connection idle.
+    await expect(client.get('silent:1', { timeout: 50 })).rejects.toThrow();
+    expect(client.circuit?.state).toBe('open');
+    const old = await from.connection(0);
+    await old.send('$8\r\nsilent:1\r\n');
+    clock.skew += 61_000;
+    await old.send(push('MOVING', 1, 30, `${to.host}:${to.port}`));
+    await to.connection(0);
+    const probe = client.get('probe');
+    const second = outcome(client.get('second'));
+    release();
+    expect(await probe).toBe('probe');
+    expect(ranOn(to, 'probe')).toBe(true);
+    // One probe slot: the other command was checked at its write too, and rejected.
+    expect((await second).error).toBeInstanceOf(RespireCircuitOpenError);
+    expect(client.circuit?.state).toBe('closed');
+    expect(ranOn(from, 'probe') || ranOn(from, 'second')).toBe(false);
   });
 });
