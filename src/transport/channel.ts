@@ -24,9 +24,11 @@ import { type Command, CommandState } from './command.js';
 import { connect } from './connect.js';
 import type { Connection } from './connection.js';
 import { DeadlineTimer } from './deadline-timer.js';
+import { dial } from './dial.js';
 import { Health } from './health.js';
 import type { HandoffChannel } from './maintenance/handoff.js';
 import { askReconnectPolicy } from './reconnect-policy.js';
+import { UnwrittenCommands } from './unwritten-commands.js';
 
 export type { ChannelOptions } from './channel-options.js';
 
@@ -34,12 +36,13 @@ type ChannelState = 'connecting' | 'ready' | 'reconnecting' | 'closing' | 'close
 
 export class Channel implements HandoffChannel {
   private state: ChannelState = 'connecting';
-  /** A maintenance handoff holds queued commands back (maintenance/handoff.ts). */
-  private writesPaused = false;
+  /** Maintenance handoffs holding queued commands back, each its own (maintenance/handoff.ts). */
+  private pauses = 0;
   private connection: Connection | undefined;
-  private readonly queue = new RingQueue<Command<unknown>>(64);
+  private readonly unwritten = new UnwrittenCommands();
+  private readonly queue = this.unwritten.queue;
   /** Commands waiting for room in `queue` (bounded by maxPendingCommands too). */
-  private readonly waiters = new RingQueue<Command<unknown>>(16);
+  private readonly waiters = this.unwritten.waiters;
   /** What `writeFirst` gave for the current connection and is not yet written. */
   private readonly setup = new RingQueue<Command<unknown>>(16);
   private readonly acquireTimer: DeadlineTimer;
@@ -49,7 +52,6 @@ export class Channel implements HandoffChannel {
   private attempt = 0;
   private reconnectTimer: Timer | undefined;
   private lastError: RespireError | undefined;
-  private drainWaiters: (() => void)[] = [];
   /** The connection close() sent QUIT on, until the server has closed it. */
   private quitting: Connection | undefined;
 
@@ -71,7 +73,7 @@ export class Channel implements HandoffChannel {
     const events = this.eventsFor();
     let connection: Connection;
     try {
-      connection = await connect(this.options, events);
+      connection = await dial(this.options, events);
     } catch (error) {
       this.state = 'closed';
       this.acquireTimer.cancel();
@@ -166,30 +168,35 @@ export class Channel implements HandoffChannel {
    * acquire deadline, so it waits no longer than it would have here.
    */
   takeUnwritten(select: (command: Command<unknown>) => boolean = () => true): Command<unknown>[] {
-    const pick = (command: Command<unknown>) => command.state === CommandState.Queued && select(command);
-    const taken = [...this.queue.extract(pick), ...this.waiters.extract(pick)];
+    const taken = this.unwritten.extract(select);
     for (const command of taken) command.reportHealth(Health.None);
-    this.notifyDrained();
     return taken;
   }
 
   pauseWrites(paused: boolean): void {
-    this.writesPaused = paused;
-    if (!paused) this.scheduleFlush();
+    this.pauses += paused ? 1 : -1;
+    if (this.pauses === 0) this.scheduleFlush();
   }
 
-  async replaceConnection(old: Connection, endpoint: RespireEndpoint): Promise<boolean> {
+  async replaceConnection(
+    old: Connection,
+    endpoint: RespireEndpoint,
+    wanted: () => boolean,
+  ): Promise<boolean> {
     const events = this.eventsFor();
     const next = await connect({ ...this.options, endpoint }, events);
     await old.whenIdle();
     // `old` was lost meanwhile (a reset): the replacement is the reconnection, to where MOVING said.
     const lost = this.state === 'reconnecting';
-    if ((!lost && (this.connection !== old || this.state !== 'ready')) || events.bind(next) !== undefined) {
+    if (
+      !wanted() ||
+      (!lost && (this.connection !== old || this.state !== 'ready')) ||
+      events.bind(next) !== undefined
+    ) {
       next.destroy(undefined);
       return false;
     }
     if (lost) this.clearReconnect();
-    this.writesPaused = false;
     this.adopt(next);
     return true;
   }
@@ -206,7 +213,7 @@ export class Channel implements HandoffChannel {
       if (this.connection === undefined) this.failQueuedByClient();
       else this.flush();
     }
-    await this.queueDrained();
+    await this.unwritten.drained();
     // close() never hangs: replies that have no deadline of their own (BLPOP 0) are waited for at
     // most `commandTimeout` (connectTimeout when that is 0), and so is the reply to QUIT.
     const { commandTimeout, connectTimeout } = this.options;
@@ -248,7 +255,7 @@ export class Channel implements HandoffChannel {
    * Otherwise drop commands that settled while queued (aborted), at most once a tick.
    */
   private makeRoom(): void {
-    if (this.connection?.writable && this.setup.length === 0 && !this.writesPaused) {
+    if (this.connection?.writable && this.setup.length === 0 && this.pauses === 0) {
       this.connection.writeFrom(this.queue, this.options.gate);
       return;
     }
@@ -260,7 +267,7 @@ export class Channel implements HandoffChannel {
   private readonly flush = (): void => {
     this.flushScheduled = false;
     this.compactedThisTick = false;
-    const connection = this.writesPaused ? undefined : this.connection;
+    const connection = this.pauses > 0 ? undefined : this.connection;
     if (connection?.writable && this.setup.length > 0) connection.writeFrom(this.setup, undefined);
     if (connection?.writable && this.setup.length === 0) {
       connection.writeFrom(this.queue, this.options.gate);
@@ -270,8 +277,8 @@ export class Channel implements HandoffChannel {
         connection.writeFrom(this.queue, this.options.gate);
       }
     }
-    if (this.queue.length === 0 && this.waiters.length === 0) this.notifyDrained();
-    else if (this.writesPaused || (connection !== undefined && !connection.writable)) this.stampQueued();
+    if (this.unwritten.empty) this.unwritten.notifyDrained();
+    else if (this.pauses > 0 || (connection !== undefined && !connection.writable)) this.stampQueued();
   };
 
   /**
@@ -303,7 +310,7 @@ export class Channel implements HandoffChannel {
       ),
       expireAcquireDeadlines(this.waiters, now, capacity),
     );
-    this.notifyDrained();
+    this.unwritten.notifyDrained();
     return next;
   };
 
@@ -390,7 +397,7 @@ export class Channel implements HandoffChannel {
     this.reconnectTimer = undefined;
     if (this.state !== 'reconnecting') return;
     const events = this.eventsFor();
-    connect(this.options, events).then(
+    dial(this.options, events).then(
       (connection) => {
         if (this.state !== 'reconnecting') {
           connection.destroy(undefined);
@@ -425,7 +432,7 @@ export class Channel implements HandoffChannel {
    * wakes close() waiting for the queue to drain.
    */
   private failQueued(error: Error | ((command: Command<unknown>) => Error)): void {
-    this.drainUnwritten((command) => command.reject(typeof error === 'function' ? error(command) : error));
+    this.unwritten.drain((command) => command.reject(typeof error === 'function' ? error(command) : error));
   }
 
   /** The connection `setup` was meant for ended before writing it: none of it reached the server. */
@@ -445,30 +452,6 @@ export class Channel implements HandoffChannel {
       command.reportHealth(Health.None);
       return error;
     });
-  }
-
-  /** Empties the queue and the waiters, handing each live command to `each`, in order. */
-  private drainUnwritten(each: (command: Command<unknown>) => void): void {
-    for (const queue of [this.queue, this.waiters]) {
-      for (let command = queue.shift(); command !== undefined; command = queue.shift()) {
-        if (command.state !== CommandState.Settled) each(command);
-      }
-    }
-    this.notifyDrained();
-  }
-
-  /** Resolves once nothing is queued or waiting for room. */
-  private queueDrained(): Promise<void> {
-    if (this.queue.length === 0 && this.waiters.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
-  }
-
-  /** Wakes queueDrained() once nothing is queued or waiting. */
-  private notifyDrained(): void {
-    if (this.drainWaiters.length === 0 || this.queue.length !== 0 || this.waiters.length !== 0) return;
-    const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const wake of waiters) wake();
   }
 
   private closedError(): RespireConnectionError {

@@ -3,8 +3,10 @@
 // `acquireTimeout`. A lent connection that was left in an unknown state is closed, not reused.
 import { type RespireConnectionError, RespireTimeoutError } from '../../errors.js';
 import { Channel, type ChannelOptions, clientClosedError } from '../../transport/channel.js';
+import type { Connection } from '../../transport/connection.js';
 import { startTimer, stopTimer, type Timer } from '../../util/timers.js';
 import { observeConnections } from '../diagnostics.js';
+import { endpointKey } from '../endpoint.js';
 
 interface Waiter {
   resolve(channel: Channel): void;
@@ -34,8 +36,9 @@ export class DedicatedPool {
   async acquire(): Promise<Channel> {
     if (this.closed) throw this.closedError();
     for (let idle = this.idle.pop(); idle !== undefined; idle = this.idle.pop()) {
-      if (idle.current !== undefined) return this.lend(idle);
-      // Its connection ended while it sat idle (the server closed it): it never reconnects.
+      if (idle.current !== undefined && !this.movedAway(idle.current)) return this.lend(idle);
+      // Its connection ended while it sat idle (the server closed it): it never reconnects. Or a
+      // MOVING said its endpoint goes away: dropped, and a new one goes to the announced endpoint.
       idle.destroy();
       this.size--;
     }
@@ -86,6 +89,15 @@ export class DedicatedPool {
       };
       this.waiters.push(waiter);
     });
+  }
+
+  /**
+   * Whether a MOVING announced that the endpoint `connection` leads to goes away: for the announced
+   * time new connections go elsewhere (PROTOCOL.md §5 item 2, as redis-py drops idle ones).
+   */
+  private movedAway(connection: Connection): boolean {
+    const target = this.options.maintenance?.windows.moved.target;
+    return target !== undefined && endpointKey(target) !== endpointKey(connection.endpoint);
   }
 
   release(channel: Channel): void {

@@ -8,11 +8,13 @@
 // queued together stay on the channel in order; a transaction's MULTI and steps are written
 // together, so it moves only whole, before acceptance. If the replacement cannot be opened, writes
 // resume on the old connection. If the old connection is lost meanwhile (a reset), the replacement
-// is the channel's reconnection, or replaces the connection the channel reconnected with.
+// is the channel's reconnection, or replaces the connection the channel reconnected with. Handoffs
+// can overlap (a second MOVING during the first): each holds its own pause, and the latest MOVING
+// wins; an older handoff overtaken by a newer one closes its replacement unused and stops.
 import type { RespireEndpoint } from '../../errors.js';
-import type { Clock } from '../../util/clock.js';
 import { startTimer } from '../../util/timers.js';
 import type { Connection } from '../connection.js';
+import type { MaintenanceWindows } from './maintenance-windows.js';
 import type { MaintenanceNotification } from './notifications.js';
 
 /** What a handoff needs of a channel (Channel implements it). */
@@ -20,14 +22,18 @@ export interface HandoffChannel {
   /** The configured endpoint. */
   readonly endpoint: RespireEndpoint;
   readonly current: Connection | undefined;
-  /** Holds (true) or resumes (false) the writing of queued commands. */
+  /**
+   * Holds (true) the writing of queued commands, or releases (false) one hold: writes resume once
+   * no handoff holds them.
+   */
   pauseWrites(paused: boolean): void;
   /**
-   * Opens a connection to `endpoint` with the channel's handshake; once `old` owes no reply, it
-   * replaces `old` if that is still the channel's connection, or becomes the channel's connection
-   * if `old` was lost and the channel is still reconnecting (true); else it is closed (false).
+   * Opens a connection to `endpoint` with the channel's handshake; once `old` owes no reply, if it
+   * is still `wanted`, it replaces `old` if that is still the channel's connection, or becomes the
+   * channel's connection if `old` was lost and the channel is still reconnecting (true); else it
+   * is closed (false).
    */
-  replaceConnection(old: Connection, endpoint: RespireEndpoint): Promise<boolean>;
+  replaceConnection(old: Connection, endpoint: RespireEndpoint, wanted: () => boolean): Promise<boolean>;
 }
 
 /** Connections a handoff replaces at most: its old one, and ones the channel reconnected with meanwhile. */
@@ -35,35 +41,63 @@ const MAX_REPLACEMENTS = 3;
 /** Bounds the QUIT of the replaced connection, which owes nothing any more. */
 const QUIT_BOUND_MS = 1000;
 
-export async function handOff(
-  channel: HandoffChannel,
-  moving: Extract<MaintenanceNotification, { kind: 'moving' }>,
-  clock: Clock,
-): Promise<void> {
-  if (moving.to === null) {
-    // On the client's clock (util/timers.ts); unref: a closed client is not kept alive by the wait.
-    await new Promise<void>((resolve) => startTimer(clock, resolve, (moving.timeS * 1000) / 2, true));
+/** One MOVING's handoff of one channel; `run()` once, `overtake()` when a newer MOVING arrives. */
+export class Handoff {
+  private paused = false;
+  private overtaken = false;
+
+  constructor(
+    private readonly channel: HandoffChannel,
+    readonly moving: Extract<MaintenanceNotification, { kind: 'moving' }>,
+    private readonly windows: MaintenanceWindows,
+  ) {}
+
+  /** A newer MOVING takes over: this one's pause ends now, and its replacement is not used. */
+  overtake(): void {
+    this.overtaken = true;
+    this.resume();
   }
-  let old = channel.current;
-  if (old === undefined) return;
-  channel.pauseWrites(true);
-  try {
-    for (let attempt = 1; ; attempt++) {
-      if (await channel.replaceConnection(old, moving.to ?? channel.endpoint)) {
-        await old.quit(QUIT_BOUND_MS);
-        return;
-      }
-      // The old connection was lost meanwhile and the channel already reconnected, to its
-      // configured endpoint, which the MOVING said goes away: replace that one instead (nothing
-      // was written on it, writes are paused). Otherwise (closing, or a failed replacement) stop.
-      const current = channel.current;
-      if (current === undefined || current === old || attempt === MAX_REPLACEMENTS) return;
-      old = current;
+
+  async run(): Promise<void> {
+    const { channel, moving } = this;
+    if (moving.to === null) {
+      // On the client's clock (util/timers.ts); unref: a closed client is not kept alive by the wait.
+      await new Promise<void>((resolve) =>
+        startTimer(this.windows.clock, resolve, (moving.timeS * 1000) / 2, true),
+      );
     }
-  } catch {
-    // No replacement: the old connection carries on until the server closes it, then the channel
-    // reconnects to its configured endpoint as after any lost connection.
-  } finally {
-    channel.pauseWrites(false);
+    let old = channel.current;
+    if (old === undefined || this.overtaken) return;
+    channel.pauseWrites(true);
+    this.paused = true;
+    const wanted = (): boolean => !this.overtaken;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        if (await channel.replaceConnection(old, moving.to ?? channel.endpoint, wanted)) {
+          // Writes go on at once on the replacement, not after the old connection's QUIT.
+          this.resume();
+          await old.quit(QUIT_BOUND_MS);
+          return;
+        }
+        // The old connection was lost meanwhile and the channel already reconnected, before the
+        // replacement was ready: replace that one instead (nothing was written on it, writes are
+        // paused). Otherwise (overtaken, closing, or a failed replacement) stop.
+        const current = channel.current;
+        if (this.overtaken || current === undefined || current === old || attempt === MAX_REPLACEMENTS)
+          return;
+        old = current;
+      }
+    } catch {
+      // No replacement: the old connection carries on until the server closes it, then the channel
+      // reconnects to its configured endpoint as after any lost connection (moved-endpoint.ts).
+      if (moving.to !== null) this.windows.moved.refused(moving.to);
+    } finally {
+      this.resume();
+    }
+  }
+
+  private resume(): void {
+    if (this.paused) this.channel.pauseWrites(false);
+    this.paused = false;
   }
 }

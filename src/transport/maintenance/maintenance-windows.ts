@@ -4,26 +4,41 @@
 // sequence number, so nested windows count (each start needs its own end) and a stale terminator
 // (older than every open window) closes nothing; each window has a backstop expiry, three times
 // its length or the relaxed timeout (whichever is longer), in case its end never comes. The same
-// notification arriving on many connections (same type and seq) is applied once.
+// notification arriving on many connections (same type and seq) is applied once. Where the
+// endpoint's new connections go after a MOVING is kept alongside (moved-endpoint.ts).
 import type { Clock } from '../../util/clock.js';
+import { MovedEndpoint } from './moved-endpoint.js';
 import type { MaintenanceNotification } from './notifications.js';
 
 /** Backstop: a window whose end never came closes after this many times its expected length. */
 const BACKSTOP_FACTOR = 3;
-/** Notifications remembered for de-duplication across connections. */
+/**
+ * Notifications remembered for de-duplication across connections (PROTOCOL.md §5 item 3). The
+ * memory only stops a copy from being applied twice; what a notification does never depends on
+ * it: an end closes the open windows of its seq or earlier (kept in `open`, not here), so a
+ * MIGRATED whose MIGRATING was forgotten still closes it, and a forgotten end applied again closes
+ * nothing new. A copy is applied twice only if it arrives after 256 other notifications of the
+ * endpoint: every connection's socket is read as the bytes come, so copies of one notification
+ * arrive within a few reads of each other, and a maintenance sends a handful of notifications.
+ * Seq numbers are safe integers (notifications.ts), so they do not wrap.
+ */
 const SEEN_LIMIT = 256;
 
 export class MaintenanceWindows {
   /** Open windows: seq → backstop expiry (clock ms). */
   private readonly open = new Map<number, number>();
   private readonly seen = new Set<string>();
+  /** Where the endpoint's new connections go after a MOVING. */
+  readonly moved: MovedEndpoint;
 
   constructor(
     /** The relaxed timeout, ms (`maintenanceRelaxedTimeout`). */
     readonly relaxedTimeoutMs: number,
     /** The client's clock, which the windows' expiries and a handoff's wait run on. */
     readonly clock: Clock,
-  ) {}
+  ) {
+    this.moved = new MovedEndpoint(clock);
+  }
 
   /**
    * Applies a start or end notification unless one with the same type and seq was applied already

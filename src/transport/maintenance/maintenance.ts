@@ -5,7 +5,7 @@
 // the shared pipeline only: blocking and subscribed connections are not handed over (§5 item 4);
 // they only have their deadlines relaxed until they end and reconnect as usual.
 import type { RespValue } from '../../resp/types.js';
-import { type HandoffChannel, handOff } from './handoff.js';
+import { Handoff, type HandoffChannel } from './handoff.js';
 import type { MaintenanceWindows } from './maintenance-windows.js';
 import { parseMaintenance } from './notifications.js';
 
@@ -17,8 +17,11 @@ import { parseMaintenance } from './notifications.js';
 export type MaintenanceMode = 'auto' | 'enabled' | 'disabled';
 
 export class Maintenance {
-  /** The seq of the MOVING being handled on this channel: a repeat of it is ignored. */
-  private moving: number | undefined;
+  /**
+   * The handoff of the latest MOVING on this channel, while under way: a repeat of its MOVING is
+   * ignored, and a newer MOVING overtakes it (handoff.ts).
+   */
+  private handoff: Handoff | undefined;
 
   constructor(
     readonly mode: MaintenanceMode,
@@ -39,11 +42,16 @@ export class Maintenance {
       return true;
     }
     const { seq, timeS } = notification;
-    this.windows.apply({ kind: 'start', type: 'MOVING', seq, timeS });
-    if (!this.handoffs || this.moving === seq) return true;
-    this.moving = seq;
-    handOff(channel, notification, this.windows.clock).finally(() => {
-      if (this.moving === seq) this.moving = undefined;
+    // The first of its copies (on the endpoint's other connections) says where new connections go.
+    if (this.windows.apply({ kind: 'start', type: 'MOVING', seq, timeS })) {
+      this.windows.moved.announce(notification.to, timeS);
+    }
+    if (!this.handoffs || this.handoff?.moving.seq === seq) return true;
+    this.handoff?.overtake();
+    const handoff = new Handoff(channel, notification, this.windows);
+    this.handoff = handoff;
+    handoff.run().finally(() => {
+      if (this.handoff === handoff) this.handoff = undefined;
       // Its own window only: a MIGRATING still open (an earlier seq) has not ended (§5 item 1).
       this.windows.close(seq);
     });
