@@ -4,6 +4,10 @@
 // that is free, and each producer awaits its call, with the client's own behaviour, before it
 // takes another. A call offered while every producer is still waiting is not made (counted as
 // not issued): like a publisher stuck in seed 001, the producers fall behind.
+// Each call's log entry says both when its caller saw it settle and when the client settled it: a
+// promise already settled when the call returned (its reaction runs before the marker the tick
+// queues last) was settled inside the call, so the calls made after it in the same tick, which its
+// caller also waits for, are the generator's and not the client's (call-log.ts `settles`).
 import { type CallLog, type FailureOutcome, Outcome } from './call-log.js';
 import type { OutageDriver } from './drivers/driver.js';
 
@@ -30,6 +34,9 @@ export class Producers {
   private startedAt = 0;
   private offered = 0;
   private stopped = false;
+  /** Ticks of `release` begun, and ticks whose end marker ran (every reaction queued before it ran). */
+  private ticks = 0;
+  private drainedTicks = 0;
   private onSettled: (() => void) | undefined;
   /** Error names and how often they were seen. */
   readonly errors: Record<string, number> = {};
@@ -77,15 +84,21 @@ export class Producers {
 
   private readonly release = (): void => {
     const due = Math.floor(((this.now() - this.startedAt) * this.options.callsPerSecond) / 1000);
+    this.ticks++;
     for (; this.offered < due; this.offered++) {
       const producer = this.idle.pop();
       if (producer === undefined) {
         this.log.missed(due - this.offered);
         this.offered = due;
-        return;
+        break;
       }
       this.call(producer, this.offered);
     }
+    queueMicrotask(this.drained);
+  };
+
+  private readonly drained = (): void => {
+    this.drainedTicks++;
   };
 
   private call(producer: number, sequence: number): void {
@@ -102,14 +115,24 @@ export class Producers {
     } catch (error) {
       promise = Promise.reject(error);
     }
+    const returnedAt = this.now();
+    const tick = this.ticks;
     promise.then(
-      () => this.settle(producer, index, Outcome.Completed),
-      (error: unknown) => this.settle(producer, index, this.classify(error)),
+      () => this.settle(producer, index, Outcome.Completed, tick, returnedAt),
+      (error: unknown) => this.settle(producer, index, this.classify(error), tick, returnedAt),
     );
   }
 
-  private settle(producer: number, index: number, outcome: Exclude<Outcome, typeof Outcome.Pending>): void {
-    this.log.settle(index, outcome, this.now());
+  private settle(
+    producer: number,
+    index: number,
+    outcome: Exclude<Outcome, typeof Outcome.Pending>,
+    tick: number,
+    returnedAt: number,
+  ): void {
+    const now = this.now();
+    // The marker of the call's tick has not run: the promise was settled when the call returned.
+    this.log.settle(index, outcome, now, this.drainedTicks < tick ? returnedAt : now);
     if (!this.stopped) this.idle.push(producer);
     else if (this.log.counts.pending === 0 && this.onSettled !== undefined) {
       const settled = this.onSettled;

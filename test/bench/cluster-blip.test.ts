@@ -61,4 +61,35 @@ describe('Producers over a cluster’s keys', () => {
     expect([...log.groups.subarray(0, log.length)]).toEqual([0, 0, 1, 1, 0, 0, 0, 0, 1, 1]);
     expect(log.counts.completed).toBe(10);
   });
+
+  it('logs a call settled inside it as settled when it returned, and a later one when its caller saw it', async () => {
+    let clock = 0;
+    const driver: OutageDriver = {
+      // Rejected inside the call (which takes 1 ms of the clock), as an open circuit's rejection is.
+      publish: () => {
+        clock++;
+        return Promise.reject(new Error('open'));
+      },
+      // Rejected a microtask after the call returned.
+      xadd: () => {
+        clock++;
+        return Promise.resolve().then(() => Promise.reject(new Error('later')));
+      },
+      classify: () => Outcome.RejectedFast,
+    };
+    const log = new CallLog(100);
+    const options = { producers: 16, callsPerSecond: 1_000, channel: 'c', stream: 's', keys: 1 };
+    const producers = new Producers(driver, log, options, () => clock);
+    producers.start();
+    clock = 6; // six calls due at the next release
+    await vi.advanceTimersByTimeAsync(5);
+    producers.stop();
+    expect(log.length).toBe(6);
+    for (let i = 0; i < log.length; i++) {
+      expect(log.starts[i]).toBe(6 + i);
+      // Every caller saw its call only after the tick's last call (at 12).
+      expect(log.ends[i]).toBe(12);
+      expect(log.settles[i]).toBe(i % 2 === 0 ? 7 + i : 12);
+    }
+  });
 });
