@@ -42,9 +42,9 @@ export class CallLog {
   readonly ends: Float64Array;
   /**
    * When the client settled the call (NaN while pending): for a call whose promise was settled
-   * before the tick that made it ended (a rejection decided inside the call), the moment the call
-   * returned; otherwise the same as `ends`, as no earlier moment is known. What lies between the two
-   * is the rest of the producers' tick (the calls made after it) and the microtasks ahead of it.
+   * when it returned (a rejection decided inside the call), the moment it returned; otherwise the
+   * same as `ends`, as no earlier moment is known. What lies between the two is what ran before the
+   * caller's reaction: microtasks queued ahead of it.
    */
   readonly settles: Float64Array;
   readonly outcomes: Uint8Array;

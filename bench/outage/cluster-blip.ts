@@ -33,7 +33,7 @@ export const CLUSTER_METRICS: readonly Metric[] = [
     value: (s) => s.cluster?.proxiedP99AfterOpenMs,
   },
   {
-    case: 'black-holed primary: settled by the client p99 once the circuit opened (less the calls after it in its tick)',
+    case: 'black-holed primary: settled by the client p99 once the circuit opened',
     unit: 'ms',
     value: (s) => s.cluster?.proxiedSettledP99AfterOpenMs,
   },

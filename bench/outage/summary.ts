@@ -63,8 +63,8 @@ export interface ClusterFigures {
    */
   proxiedP99AfterOpenMs: number | undefined;
   /**
-   * The same calls by when the client settled them (call-log.ts `settles`): the caller's wait less
-   * the calls the generator made after it in the same tick.
+   * The same calls by when the client settled them (call-log.ts `settles`): a rejection decided
+   * inside the call by its return, apart from what ran before its caller's reaction.
    */
   proxiedSettledP99AfterOpenMs: number | undefined;
 }
