@@ -71,14 +71,19 @@ function received(server: FakeServer, name: string): string[][] {
   return server.commands.filter((args) => args[0]?.toLowerCase() === name);
 }
 
+/** A Cluster client whose seed is `seed`. */
+function clusterClient(seed: FakeServer): Promise<RespireClient> {
+  return RespireClient.connect({
+    endpoints: [{ host: seed.host, port: seed.port }],
+    useCluster: true,
+    cluster: { refreshInterval: 0 },
+  });
+}
+
 describe('a Redis 6 cluster’s COMMAND INFO rows', () => {
   it('route a command the table does not know by its first/last/step key positions', async () => {
     const [a, b] = await redis6Cluster();
-    await using redis = await RespireClient.connect({
-      endpoints: [{ host: a.host, port: a.port }],
-      useCluster: true,
-      cluster: { refreshInterval: 0 },
-    });
+    await using redis = await clusterClient(a);
     const keys = [keyIn(0, 'p'), keyIn(1, 'p'), keyIn(1, 'q'), keyIn(0, 'q')];
     for (const key of keys) expect(await redis.send(['MOD.PUT', key, 'v'])).toBe('OK');
     expect(received(a, 'mod.put').map((args) => args[1])).toEqual([keys[0], keys[3]]);
@@ -88,11 +93,7 @@ describe('a Redis 6 cluster’s COMMAND INFO rows', () => {
 
   it('ask COMMAND GETKEYS for a movablekeys command, and route it by the keys it names', async () => {
     const [a, b] = await redis6Cluster();
-    await using redis = await RespireClient.connect({
-      endpoints: [{ host: a.host, port: a.port }],
-      useCluster: true,
-      cluster: { refreshInterval: 0 },
-    });
+    await using redis = await clusterClient(a);
     const inB = keyIn(1, 'm');
     expect(await redis.send(['MOD.MERGE', 'x', inB, 'y'])).toBe('OK');
     expect(await redis.send(['MOD.MERGE', keyIn(0, 'm'), 'z'])).toBe('OK');
