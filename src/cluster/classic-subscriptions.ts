@@ -40,7 +40,8 @@ export class ClassicSubscriptions {
     node.subscriber.moveUnwritten((kind, entries) => next.subscriber.subscribeAll(kind, entries), classic);
     node.subscriber.whenPendingSettle()?.then(() => {
       const holder = this.holder;
-      if (holder !== undefined && holder !== node) moveSubscriptions(node, classic, () => holder);
+      if (holder === undefined || holder === node || holder.subscriber.isClosed()) return;
+      moveSubscriptions(node, classic, () => holder);
     });
   }
 }
