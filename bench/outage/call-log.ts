@@ -34,9 +34,19 @@ export interface Timeline {
 }
 
 export class CallLog {
-  /** `performance.now()` of each call's start and settlement (NaN while pending). */
+  /**
+   * `performance.now()` of each call's start and of when its caller saw it settle, in the call's
+   * reaction (NaN while pending).
+   */
   readonly starts: Float64Array;
   readonly ends: Float64Array;
+  /**
+   * When the client settled the call (NaN while pending): for a call whose promise was settled
+   * when it returned (a rejection decided inside the call), the moment it returned; otherwise the
+   * same as `ends`, as no earlier moment is known. What lies between the two is what ran before the
+   * caller's reaction: microtasks queued ahead of it.
+   */
+  readonly settles: Float64Array;
   readonly outcomes: Uint8Array;
   /** A group per call, as the producers said: in a cluster's run, 1 for the proxied primary's calls. */
   readonly groups: Uint8Array;
@@ -56,6 +66,7 @@ export class CallLog {
   constructor(readonly capacity: number) {
     this.starts = new Float64Array(capacity);
     this.ends = new Float64Array(capacity).fill(Number.NaN);
+    this.settles = new Float64Array(capacity).fill(Number.NaN);
     this.outcomes = new Uint8Array(capacity);
     this.groups = new Uint8Array(capacity);
   }
@@ -72,7 +83,13 @@ export class CallLog {
     return this.length++;
   }
 
-  settle(index: number, outcome: Exclude<Outcome, typeof Outcome.Pending>, now: number): void {
+  /** The call settled at `settledAt` (see `settles`; default `now`) and its caller saw it `now`. */
+  settle(
+    index: number,
+    outcome: Exclude<Outcome, typeof Outcome.Pending>,
+    now: number,
+    settledAt = now,
+  ): void {
     this.counts.pending--;
     switch (outcome) {
       case Outcome.Completed:
@@ -89,6 +106,7 @@ export class CallLog {
     }
     if (index < 0) return;
     this.ends[index] = now;
+    this.settles[index] = settledAt;
     this.outcomes[index] = outcome;
   }
 

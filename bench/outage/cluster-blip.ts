@@ -32,6 +32,11 @@ export const CLUSTER_METRICS: readonly Metric[] = [
     unit: 'ms',
     value: (s) => s.cluster?.proxiedP99AfterOpenMs,
   },
+  {
+    case: 'black-holed primary: settled by the client p99 once the circuit opened',
+    unit: 'ms',
+    value: (s) => s.cluster?.proxiedSettledP99AfterOpenMs,
+  },
 ];
 
 export function clusterTargets(summary: ContenderSummary): TargetCheck[] {

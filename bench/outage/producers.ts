@@ -4,6 +4,12 @@
 // that is free, and each producer awaits its call, with the client's own behaviour, before it
 // takes another. A call offered while every producer is still waiting is not made (counted as
 // not issued): like a publisher stuck in seed 001, the producers fall behind.
+// The calls due at a release are made one after another, each caller's reaction to a call the
+// client settled inside it running before the next call is made, as independent callers would (a
+// caller made to wait for the generator's later calls would measure the generator, not the client).
+// Each call's log entry says both when its caller saw it settle and when the client settled it: a
+// promise whose reaction ran before the generator went on was settled when the call returned
+// (call-log.ts `settles`).
 import { type CallLog, type FailureOutcome, Outcome } from './call-log.js';
 import type { OutageDriver } from './drivers/driver.js';
 
@@ -30,6 +36,8 @@ export class Producers {
   private startedAt = 0;
   private offered = 0;
   private stopped = false;
+  /** The last call after which the generator went on (its reaction, if settled then, ran before). */
+  private continued = -1;
   private onSettled: (() => void) | undefined;
   /** Error names and how often they were seen. */
   readonly errors: Record<string, number> = {};
@@ -77,6 +85,11 @@ export class Producers {
 
   private readonly release = (): void => {
     const due = Math.floor(((this.now() - this.startedAt) * this.options.callsPerSecond) / 1000);
+    if (this.offered < due) void this.issue(due);
+  };
+
+  /** Makes the calls due; all within the release's tick, since only microtasks separate them. */
+  private async issue(due: number): Promise<void> {
     for (; this.offered < due; this.offered++) {
       const producer = this.idle.pop();
       if (producer === undefined) {
@@ -84,9 +97,13 @@ export class Producers {
         this.offered = due;
         return;
       }
-      this.call(producer, this.offered);
+      const sequence = this.offered;
+      this.call(producer, sequence);
+      // A reaction queued by a call the client settled inside it runs ahead of this continuation.
+      await Promise.resolve();
+      this.continued = sequence;
     }
-  };
+  }
 
   private call(producer: number, sequence: number): void {
     // A PUBLISH and the XADD after it share a key, and so a slot.
@@ -102,14 +119,23 @@ export class Producers {
     } catch (error) {
       promise = Promise.reject(error);
     }
+    const returnedAt = this.now();
     promise.then(
-      () => this.settle(producer, index, Outcome.Completed),
-      (error: unknown) => this.settle(producer, index, this.classify(error)),
+      () => this.settle(producer, index, Outcome.Completed, sequence, returnedAt),
+      (error: unknown) => this.settle(producer, index, this.classify(error), sequence, returnedAt),
     );
   }
 
-  private settle(producer: number, index: number, outcome: Exclude<Outcome, typeof Outcome.Pending>): void {
-    this.log.settle(index, outcome, this.now());
+  private settle(
+    producer: number,
+    index: number,
+    outcome: Exclude<Outcome, typeof Outcome.Pending>,
+    sequence: number,
+    returnedAt: number,
+  ): void {
+    const now = this.now();
+    // The generator has not gone on after this call: its promise was settled when the call returned.
+    this.log.settle(index, outcome, now, this.continued < sequence ? returnedAt : now);
     if (!this.stopped) this.idle.push(producer);
     else if (this.log.counts.pending === 0 && this.onSettled !== undefined) {
       const settled = this.onSettled;

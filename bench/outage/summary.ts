@@ -62,6 +62,11 @@ export interface ClusterFigures {
    * fast its callers were turned away. Undefined without a circuit, or when it did not open.
    */
   proxiedP99AfterOpenMs: number | undefined;
+  /**
+   * The same calls by when the client settled them (call-log.ts `settles`): a rejection decided
+   * inside the call by its return, apart from what ran before its caller's reaction.
+   */
+  proxiedSettledP99AfterOpenMs: number | undefined;
 }
 
 /** The window a recovered rate is judged over. */
@@ -122,13 +127,17 @@ function clusterFigures(
     proxiedP99AfterOpenMs: opened
       ? latencyStats(log, circuitOpenedAt!, healAt, settledAt, Group.Proxied).p99
       : undefined,
+    proxiedSettledP99AfterOpenMs: opened
+      ? latencyStats(log, circuitOpenedAt!, healAt, settledAt, Group.Proxied, log.settles).p99
+      : undefined,
   };
 }
 
 /**
  * Latency of the calls started in [from, to) (of one group, when given): settled ones by their
- * settlement, pending ones by their age at `settledAt` (a lower bound of what their caller
- * waits). All zero when none started.
+ * settlement as their caller saw it (or as `ends` says: `log.settles` for the client's side),
+ * pending ones by their age at `settledAt` (a lower bound of what their caller waits). All zero
+ * when none started.
  */
 export function latencyStats(
   log: CallLog,
@@ -136,12 +145,13 @@ export function latencyStats(
   to: number,
   settledAt: number,
   group?: number,
+  ends: Float64Array = log.ends,
 ): LatencyStats {
   const latencies: number[] = [];
   for (let i = 0; i < log.length; i++) {
     const start = log.starts[i]!;
     if (start < from || start >= to || (group !== undefined && log.groups[i] !== group)) continue;
-    const end = log.outcomes[i] === Outcome.Pending ? settledAt : log.ends[i]!;
+    const end = log.outcomes[i] === Outcome.Pending ? settledAt : ends[i]!;
     latencies.push(end - start);
   }
   if (latencies.length === 0) return { calls: 0, p50: 0, p99: 0, max: 0 };

@@ -1,7 +1,9 @@
 // A `COMMAND` / `COMMAND INFO` reply (RESP2 or RESP3) as rows of the command table (CommandRow in
 // command-table.ts): what `npm run gen:commands` writes into command-table.data.ts, and what
 // Cluster routing reads at run time for a command the table does not know (cluster/key-lookup.ts).
-// An unexpected shape throws RespireProtocolError.
+// A Redis 6 row has 7 fields, without tips, key specs and subcommands: its legacy key positions
+// become one key spec, and a `movablekeys` flag an `unknown` one (keys from COMMAND GETKEYS), as
+// Redis 7 itself derives specs for such commands. An unexpected shape throws RespireProtocolError.
 import { RespireProtocolError } from '../errors.js';
 import type { RespValue } from '../resp/types.js';
 import type { CommandRow } from './command-table.js';
@@ -20,22 +22,47 @@ function commandRow(element: RespValue): CommandRow {
       throw new RespireProtocolError(`${name}: no element ${index} in its COMMAND entry`);
     return value;
   };
-  const subcommands = list(at(9), `${name} subcommands`).map((sub) => commandRow(sub));
+  const flags = list(at(2), `${name} flags`).map((flag) => text(flag, `${name} flag`));
+  const firstKey = integer(at(3), `${name} first key`);
+  const lastKey = integer(at(4), `${name} last key`);
+  const keyStep = integer(at(5), `${name} key step`);
+  const aclCategories = list(at(6), `${name} ACL categories`).map((category) =>
+    text(category, name).replace(/^@/, ''),
+  );
+  const redis6 = fields.length === REDIS_6_FIELDS;
   return [
     name,
     integer(at(1), `${name} arity`),
-    list(at(2), `${name} flags`).map((flag) => text(flag, `${name} flag`)),
-    integer(at(3), `${name} first key`),
-    integer(at(4), `${name} last key`),
-    integer(at(5), `${name} key step`),
-    list(at(6), `${name} ACL categories`).map((category) => text(category, name).replace(/^@/, '')),
-    list(at(7), `${name} tips`).map((tip) => text(tip, `${name} tip`)),
-    list(at(8), `${name} key specs`).map((spec) => keySpecRow(spec, name)),
-    subcommands.sort(byName),
+    flags,
+    firstKey,
+    lastKey,
+    keyStep,
+    aclCategories,
+    redis6 ? [] : list(at(7), `${name} tips`).map((tip) => text(tip, `${name} tip`)),
+    redis6
+      ? legacyKeySpecs(flags, firstKey, lastKey, keyStep)
+      : list(at(8), `${name} key specs`).map((spec) => keySpecRow(spec, name)),
+    redis6
+      ? []
+      : list(at(9), `${name} subcommands`)
+          .map((sub) => commandRow(sub))
+          .sort(byName),
   ];
 }
 
-function keySpecRow(spec: RespValue, name: string): CommandRow[8][number] {
+/** Fields of a Redis 6 COMMAND entry: name, arity, flags, first key, last key, step, ACL categories. */
+const REDIS_6_FIELDS = 7;
+
+/** A Redis 6 row's key positions as key specs (`lastKey` negative counts from the end). */
+function legacyKeySpecs(flags: string[], firstKey: number, lastKey: number, keyStep: number): KeySpecRow[] {
+  if (flags.includes('movablekeys')) return [[[], ['unknown'], ['unknown']]];
+  if (firstKey <= 0) return [];
+  return [[[], ['index', firstKey], ['range', lastKey < 0 ? lastKey : lastKey - firstKey, keyStep, 0]]];
+}
+
+type KeySpecRow = CommandRow[8][number];
+
+function keySpecRow(spec: RespValue, name: string): KeySpecRow {
   const fields = record(spec, `${name} key spec`);
   const flags = list(fields.get('flags') ?? [], `${name} key spec flags`).map((flag) => text(flag, name));
   const begin = record(fields.get('begin_search') ?? null, `${name} begin_search`);

@@ -3,9 +3,13 @@
 // holds them all; when the router hears that node failed (its shared connection lost or replaced
 // as unresponsive, a reconnect failed, or a new map no longer lists it as online; not a single slow
 // command, since a move loses what is published meanwhile) they move to
-// another live primary (client/pubsub/move-subscriptions.ts).
+// another live primary (client/pubsub/move-subscriptions.ts). Subscribes still in flight there
+// move too, as a Sentinel switch moves them (failover/member-switch.ts): those not yet written at
+// once, each caller's subscribe settling as the new holder's does; those written once the old node
+// settles them, so that what it confirms meanwhile does not stay behind on it.
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import { moveSubscriptions } from '../client/pubsub/move-subscriptions.js';
+import type { SubscriptionKind } from '../client/pubsub/subscriber.js';
 
 export class ClassicSubscriptions {
   private holder: EndpointNode | undefined;
@@ -32,11 +36,17 @@ export class ClassicSubscriptions {
     const next = this.pick(node);
     if (next === undefined) return; // the only one: it keeps them and restores them on reconnect
     this.holder = next;
-    // Shard channels stay: they are on their slot's owner and follow the slot.
-    moveSubscriptions(
-      node,
-      (kind) => kind !== 'shard',
-      () => next,
-    );
+    moveSubscriptions(node, classic, () => next);
+    node.subscriber.moveUnwritten((kind, entries) => next.subscriber.subscribeAll(kind, entries), classic);
+    node.subscriber.whenPendingSettle()?.then(() => {
+      const holder = this.holder;
+      if (holder === undefined || holder === node || holder.subscriber.isClosed()) return;
+      moveSubscriptions(node, classic, () => holder);
+    });
   }
+}
+
+/** Shard channels stay: they are on their slot's owner and follow the slot. */
+function classic(kind: SubscriptionKind): boolean {
+  return kind !== 'shard';
 }

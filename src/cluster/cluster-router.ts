@@ -148,6 +148,9 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       (replies) => split.join(replies),
     );
     this.traced(command, this.options.endpoint);
+    // A write a part of which its node's circuit rejects: rejected, no part sent (joined-reply.ts).
+    if (split.writes && joined.rejectedBefore((part, i) => this.nodeForSlot(split.parts[i]!.slot, part)))
+      return;
     joined.parts.forEach((part, i) => {
       this.dispatch(part, split.parts[i]!.slot, 0);
     });

@@ -1,6 +1,7 @@
 // The caller's reply to a command the router sent as several parts (a split MGET, a keyless command
 // fanned out to every primary): once every part has settled, the joined reply, or the first failed
 // part's error in part order (API.md "Cluster": not atomic; a part's failure fails the command).
+import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { RespArgument } from '../resp/encoder.js';
 import type { RespValue } from '../resp/types.js';
 import { Command, CommandFlags, type SettleObserver } from '../transport/command.js';
@@ -31,6 +32,23 @@ export class JoinedReply implements SettleObserver {
   }
 
   readonly parts: readonly Command<unknown>[];
+
+  /**
+   * Rejects the caller's command, sending no part, when the circuit of a part's node (`nodeOf`)
+   * rejects that part now: a rejection says nothing was sent (seed 000), and the other parts of an
+   * MSET or DEL would be written. True when it did. (A read's other parts are sent: harmless, and
+   * a MOVED among them still patches the map.)
+   */
+  rejectedBefore(nodeOf: (part: Command<unknown>, index: number) => EndpointNode | Error): boolean {
+    for (const [i, part] of this.parts.entries()) {
+      const node = nodeOf(part, i);
+      const refusal = node instanceof Error ? undefined : node.gate?.rejectWhenQueued(part);
+      if (refusal === undefined) continue;
+      this.origin.reject(refusal);
+      return true;
+    }
+    return false;
+  }
 
   commandSettled(command: Command<unknown>, failed: boolean, outcome: unknown): void {
     if (failed) {

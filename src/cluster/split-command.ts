@@ -12,15 +12,17 @@ type Join = 'values' | 'ok' | 'sum';
 interface Splittable {
   readonly stride: number;
   readonly join: Join;
+  /** MSET, DEL, UNLINK: a part written alone changes data (cluster-router.ts sendSplit). */
+  readonly writes: boolean;
 }
 
 const SPLITTABLE_NAMES: readonly (readonly [string, Splittable])[] = [
-  ['mget', { stride: 1, join: 'values' }],
-  ['mset', { stride: 2, join: 'ok' }],
-  ['del', { stride: 1, join: 'sum' }],
-  ['unlink', { stride: 1, join: 'sum' }],
-  ['exists', { stride: 1, join: 'sum' }],
-  ['touch', { stride: 1, join: 'sum' }],
+  ['mget', { stride: 1, join: 'values', writes: false }],
+  ['mset', { stride: 2, join: 'ok', writes: true }],
+  ['del', { stride: 1, join: 'sum', writes: true }],
+  ['unlink', { stride: 1, join: 'sum', writes: true }],
+  ['exists', { stride: 1, join: 'sum', writes: false }],
+  ['touch', { stride: 1, join: 'sum', writes: false }],
 ];
 
 /** By the table's spec object, so that the router's one spec lookup per command decides. */
@@ -41,6 +43,8 @@ export interface CommandPart {
 
 export interface SplitCommand {
   readonly parts: readonly CommandPart[];
+  /** Whether its parts write (MSET, DEL, UNLINK). */
+  readonly writes: boolean;
   /** Joins the parts' replies (in `parts` order) into the reply of the original command. */
   join(replies: readonly RespValue[]): RespValue;
 }
@@ -83,7 +87,11 @@ export function slotOrSplit(
     add(k, at, keySlot(args[at]!));
   }
   const parts = [...bySlot.values()];
-  return { parts, join: (replies) => joinReplies(shape.join, parts, replies, keyCount) };
+  return {
+    parts,
+    writes: shape.writes,
+    join: (replies) => joinReplies(shape.join, parts, replies, keyCount),
+  };
 }
 
 function joinReplies(

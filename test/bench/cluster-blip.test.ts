@@ -61,4 +61,37 @@ describe('Producers over a cluster’s keys', () => {
     expect([...log.groups.subarray(0, log.length)]).toEqual([0, 0, 1, 1, 0, 0, 0, 0, 1, 1]);
     expect(log.counts.completed).toBe(10);
   });
+
+  it('lets each caller see a call settled inside it before the next call, logging when the client settled it', async () => {
+    let clock = 0;
+    const driver: OutageDriver = {
+      // Rejected inside the call (which takes 1 ms of the clock), as an open circuit's rejection is.
+      publish: () => {
+        clock++;
+        return Promise.reject(new Error('open'));
+      },
+      // Rejected a few microtasks after the call returned.
+      xadd: () => {
+        clock++;
+        return Promise.resolve().then(() => Promise.reject(new Error('later')));
+      },
+      classify: () => Outcome.RejectedFast,
+    };
+    const log = new CallLog(100);
+    const options = { producers: 16, callsPerSecond: 1_000, channel: 'c', stream: 's', keys: 1 };
+    const producers = new Producers(driver, log, options, () => clock);
+    producers.start();
+    clock = 6; // six calls due at the next release
+    await vi.advanceTimersByTimeAsync(5);
+    producers.stop();
+    expect(log.length).toBe(6);
+    for (let i = 0; i < log.length; i += 2) {
+      // Seen as soon as the call returned, not behind the calls made after it.
+      expect([log.starts[i], log.settles[i], log.ends[i]]).toEqual([6 + i, 7 + i, 7 + i]);
+      // Settled after the generator went on (the last one: after it stopped): only its caller's
+      // view is known.
+      if (i + 2 < log.length) expect(log.ends[i + 1]).toBeGreaterThan(log.starts[i + 1]! + 1);
+      expect(log.settles[i + 1]).toBe(log.ends[i + 1]);
+    }
+  });
 });

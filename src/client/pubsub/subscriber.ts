@@ -213,21 +213,22 @@ export class Subscriber {
   }
 
   /**
-   * Subscribes still waiting for the connection to open (nothing written): taken off this node
-   * with their listeners and handed to `elsewhere` (a failover switch makes them on the new
-   * member); each caller's subscribe settles as that does. Unsubscribes stay.
+   * Subscribes (of the kinds `take` accepts) still waiting for the connection to open (nothing
+   * written): taken off this node with their listeners and handed to `elsewhere` (a failover switch
+   * makes them on the new member); each caller's subscribe settles as that does. Unsubscribes stay.
    */
   moveUnwritten(
     elsewhere: (
       kind: SubscriptionKind,
       entries: { names: string[]; listeners: PubSubListener[] }[],
     ) => Promise<void>,
+    take: (kind: SubscriptionKind) => boolean = () => true,
   ): void {
     const backlog = this.backlog;
     if (backlog === undefined) return;
     for (const command of [...backlog]) {
       const kind = SUBSCRIPTION_KINDS.find((candidate) => SUBSCRIBE_COMMAND[candidate] === command.name);
-      if (kind === undefined || command.settled) continue;
+      if (kind === undefined || command.settled || !take(kind)) continue;
       backlog.splice(backlog.indexOf(command), 1);
       const names = command.args.slice(1).map(String);
       const entries = names.flatMap((name) => {
