@@ -29,7 +29,7 @@ import { type Command, CommandFlags } from '../transport/command.js';
 import { ClassicSubscriptions } from './classic-subscriptions.js';
 import { ClusterAttempt, type RedirectFollower, stillToSend } from './cluster-attempt.js';
 import { type AttemptRouter, ClusterNodes } from './cluster-nodes.js';
-import { clusterScanReply, isScan, readClusterCursor } from './cluster-scan.js';
+import { clusterScanReply, isScan, planScanPage } from './cluster-scan.js';
 import {
   ANY_SLOT,
   CROSS_SLOT,
@@ -360,20 +360,15 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
 
   /** One SCAN page, pinned to the primary that serves the slot the cursor names (cluster-scan.ts). */
   private sendScan(command: Command<unknown>): void {
-    const args = command.args;
-    const position = readClusterCursor(String(args[1]));
-    const topology = this.topology;
-    const walk = this.view().walk;
-    const owner = position?.slot === undefined ? walk[0]?.node : topology.slots[position.slot];
-    if (position === undefined || owner === undefined || owner === UNASSIGNED) {
-      command.reject(new RespireServerError(`ERR invalid cursor ${String(args[1])} for a cluster SCAN`));
+    const plan = planScanPage(command.args, this.topology, this.view().walk);
+    if (plan instanceof Error) {
+      command.reject(plan);
       return;
     }
-    const slot = position.slot ?? walk[0]!.slot;
-    const next = walk.find((stop) => stop.slot > slot && stop.node !== owner)?.slot;
-    const node = this.nodes.at(topology.nodes[owner]!);
-    const page = [args[0]!, position.cursor, ...args.slice(2)];
-    const joined = new JoinedReply(command, [page], (replies) => clusterScanReply(replies[0]!, slot, next));
+    const node = this.nodes.at(this.topology.nodes[plan.owner]!);
+    const joined = new JoinedReply(command, [plan.page], (replies) =>
+      clusterScanReply(replies[0]!, plan.slot, plan.next),
+    );
     this.traced(command, node.endpoint);
     this.write(joined.parts[0]!, node, 0, false);
   }

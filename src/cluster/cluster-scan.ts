@@ -6,6 +6,7 @@
 // of primaries would then name another node and lose keys). Keys written or moved while the walk
 // runs follow SCAN's own guarantee per node, not across nodes.
 import { argumentText } from '../client/command-table.js';
+import { RespireServerError } from '../errors.js';
 import type { RespArgument } from '../resp/encoder.js';
 import type { RespValue } from '../resp/types.js';
 import { SLOT_COUNT } from './key-slot.js';
@@ -60,4 +61,29 @@ export function clusterScanReply(reply: RespValue, slot: number, next: number | 
   if (nodeCursor !== '0') cursor = `${slot}-${nodeCursor}`;
   else cursor = next === undefined ? '0' : `${next}-0`;
   return [cursor, reply[1]!];
+}
+
+/** Where one SCAN page goes: the owner's node index, the node's command line, and its walk stops. */
+export interface ScanPage {
+  readonly owner: number;
+  readonly page: RespArgument[];
+  /** The walk stop the owner serves, and the next stop (clusterScanReply). */
+  readonly slot: number;
+  readonly next: number | undefined;
+}
+
+/** The page a caller's SCAN line asks for, pinned to the primary its cursor names; an error for a cursor no walk made. */
+export function planScanPage(
+  args: readonly RespArgument[],
+  topology: ClusterTopology,
+  walk: readonly WalkStop[],
+): ScanPage | RespireServerError {
+  const position = readClusterCursor(String(args[1]));
+  const owner = position?.slot === undefined ? walk[0]?.node : topology.slots[position.slot];
+  if (position === undefined || owner === undefined || owner === UNASSIGNED) {
+    return new RespireServerError(`ERR invalid cursor ${String(args[1])} for a cluster SCAN`);
+  }
+  const slot = position.slot ?? walk[0]!.slot;
+  const next = walk.find((stop) => stop.slot > slot && stop.node !== owner)?.slot;
+  return { owner, page: [args[0]!, position.cursor, ...args.slice(2)], slot, next };
 }
