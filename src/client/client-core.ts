@@ -137,7 +137,7 @@ export class ClientCore extends Commander {
    * and circuits; its writes still invalidate the cache.
    */
   withoutCache(): UncachedView {
-    return new UncachedView(this);
+    return new UncachedView(this, this);
   }
 
   /** The data endpoint: the configured one, or in Cluster mode the first seed. */
@@ -164,7 +164,7 @@ export class ClientCore extends Commander {
    * this client's connections and its circuit. Replies are not rewritten.
    */
   withKeyPrefix(prefix: string | Buffer): KeyPrefixView {
-    return new KeyPrefixView(this, checkedPrefix(prefix));
+    return new KeyPrefixView(this, this, checkedPrefix(prefix));
   }
 
   call<T>(
@@ -299,7 +299,18 @@ export class ClientCore extends Commander {
    * (src/client/imports/hash-import.ts; README "Hash imports").
    */
   importHash(key: RedisArgument, entries: EntrySource, options: ImportHashOptions): HashImport {
-    return new HashImport(this.router.watchNode([key]), key, entries, this.importSettings, options);
+    return this.importHashIn(undefined, key, entries, options);
+  }
+
+  /** @internal `importHash` of a key-prefixed view (client-view.ts): its temporary key gets `prefix`. */
+  importHashIn(
+    prefix: string | Buffer | undefined,
+    key: RedisArgument,
+    entries: EntrySource,
+    options: ImportHashOptions,
+  ): HashImport {
+    const settings = this.importSettings;
+    return new HashImport(this.router.watchNode([key]), key, entries, settings, options, prefix);
   }
 
   /**
@@ -308,7 +319,13 @@ export class ClientCore extends Commander {
    * "Durability batches").
    */
   durable(options: DurableOptions): DurableBatch {
+    return this.durableIn(undefined, options);
+  }
+
+  /** @internal `durable` of a key-prefixed view (client-view.ts): its writes' keys get `prefix`. */
+  durableIn(prefix: string | Buffer | undefined, options: DurableOptions): DurableBatch {
     return new DurableBatch(options, {
+      prefix,
       commandTimeout: this.options.commandTimeout,
       place: (writes) => this.router.transactionNode(writes),
       wrote: (args) => this.cache?.cache.written(args),

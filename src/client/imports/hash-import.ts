@@ -87,6 +87,8 @@ export class HashImport {
     entries: EntrySource,
     private readonly settings: ImportSettings,
     private readonly options: ImportHashOptions,
+    /** A key-prefixed view's prefix (`key` has it already): the temporary key's name starts with it. */
+    prefix?: string | Buffer,
   ) {
     const { chunkFields, timeout } = options;
     if (!Number.isSafeInteger(chunkFields) || chunkFields < 1 || chunkFields > MAX_CHUNK_FIELDS) {
@@ -99,7 +101,7 @@ export class HashImport {
     if (timeout !== undefined && !isTimeout(timeout)) throw invalidTimeout(timeout);
     this.timeoutMs = timeout ?? settings.commandTimeout;
     this.chunks = new FieldChunks(entries, chunkFields);
-    this.target = options.replace === true ? temporaryKey(key, settings.random) : key;
+    this.target = options.replace === true ? temporaryKey(key, settings.random, prefix) : key;
   }
 
   /** True after a circuit rejection that sent nothing: `run()` again resumes the import. */
