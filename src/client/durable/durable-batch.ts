@@ -16,6 +16,7 @@ import type { Channel } from '../../transport/channel.js';
 import { Command, type CommandOptions, type ReplyTransform } from '../../transport/command.js';
 import { Commander } from '../commander.js';
 import { prefixedArgs } from '../key-prefix.js';
+import type { DataRedirect } from '../node/data-redirect.js';
 import type { EndpointNode } from '../node/endpoint-node.js';
 import { MAX_TIMEOUT_MS } from '../prepare-command.js';
 import { refusedCommand } from '../refused-commands.js';
@@ -41,6 +42,8 @@ export interface DurableSettings {
   readonly wrote: (args: readonly RespArgument[]) => void;
   /** A key-prefixed view's prefix, given to every write's keys (key-prefix.ts). */
   readonly prefix: string | Buffer | undefined;
+  /** Cluster: where a MOVED or ASK sends writes none of which ran (node/data-redirect.ts). */
+  readonly redirect: DataRedirect | undefined;
 }
 
 /** Where `execute()` sent the writes: the dedicated connection WAIT must follow them on. */

@@ -21,6 +21,7 @@ import type { Clock } from '../../util/clock.js';
 import type { RandomSource } from '../../util/random.js';
 import type { RedisArgument } from '../commands/caller.js';
 import { borrowUntilAbort } from '../node/borrow-until-abort.js';
+import type { DataRedirect } from '../node/data-redirect.js';
 import type { EndpointNode } from '../node/endpoint-node.js';
 import { invalidTimeout, isTimeout } from '../prepare-command.js';
 import { Transaction } from '../transactions/multi.js';
@@ -56,6 +57,8 @@ export interface ImportSettings {
   readonly deleteKey: (key: RespArgument) => void;
   /** Drops `key`'s client-side cache entry: the import wrote it around the client's send path. */
   readonly wroteKey: (key: RespArgument) => void;
+  /** Cluster: where a MOVED or ASK sends the import's first transaction (node/data-redirect.ts). */
+  readonly redirect: DataRedirect | undefined;
 }
 
 const MAX_CHUNK_FIELDS = 1_000_000;
