@@ -5,7 +5,7 @@
 // of the target), and fails with a clear error when a later step meets one.
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RespireClient, RespireServerError } from '../../src/index.js';
+import { RespireClient, RespireError, RespireServerError } from '../../src/index.js';
 import { tagOn } from '../cluster/cluster-support.js';
 import { useRedisCluster } from '../kit/vitest-redis.js';
 
@@ -66,4 +66,48 @@ describe('Cluster data methods and redirects', () => {
     expect(await text(stream)).toBe('asked value');
     await finish();
   });
+
+  it('importHash follows MOVED on its first transaction', async () => {
+    const tag = await movedTag('import-moved');
+    const job = redis.importHash(`${tag}:h`, pairs(5), { chunkFields: 2, replace: true });
+    expect(await job.run()).toEqual({ fields: 5, transactions: 3 });
+    expect(await cluster.command(cluster.primaries[1]!, ['HLEN', `${tag}:h`])).toBe(5);
+  });
+
+  it('importHash follows ASK on its first transaction, with ASKING before every MULTI', async () => {
+    const { tag, finish } = await askingTag('import-ask', {});
+    const job = redis.importHash(`${tag}:h`, pairs(5), { chunkFields: 2 });
+    expect(await job.run()).toEqual({ fields: 5, transactions: 3 });
+    await finish();
+    expect(await redis.hlen(`${tag}:h`)).toBe(5);
+  });
+
+  it('importHash fails saying so when the slot moves after a transaction ran', async () => {
+    const [source, target] = cluster.primaries;
+    const { tag, slot } = tagOn(cluster, source!, 'import-later');
+    await redis.get(`${tag}:warm`);
+    const entries = async function* () {
+      yield ['f0', 'v0'] as [string, string];
+      yield ['f1', 'v1'] as [string, string];
+      // Read one chunk ahead: the first transaction has run on the source.
+      await cluster.migrateSlot(slot, target!);
+      yield ['f2', 'v2'] as [string, string];
+    };
+    const job = redis.importHash(`${tag}:h`, entries(), { chunkFields: 1 });
+    const error = await job.run().then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(RespireError);
+    expect((error as Error).message).toMatch(
+      /MOVED .* after 1 transactions had run .*the slot moved during the import/,
+    );
+    expect(job.resumable).toBe(false);
+    // The transaction that ran moved with the slot; the one redirected ran nowhere.
+    expect(await redis.hgetall(`${tag}:h`)).toEqual({ f0: 'v0' });
+  });
 });
+
+function* pairs(count: number): Generator<[string, string]> {
+  for (let i = 0; i < count; i++) yield [`f${i}`, `v${i}`];
+}
