@@ -36,11 +36,13 @@ async function movedTag(salt: string): Promise<string> {
 
 /**
  * A tag whose slot is migrating from the first primary to the second, with `keys` set on the source
- * and then moved to the target: from there the source answers ASK for them.
+ * and then moved to the target (only those named in `move` when given): from there the source
+ * answers ASK for the moved ones and serves the others.
  */
 async function askingTag(
   salt: string,
   keys: Record<string, string>,
+  move?: string[],
 ): Promise<{ tag: string; finish(): Promise<void> }> {
   const [source, target] = cluster.primaries;
   const { tag, slot } = tagOn(cluster, source!, salt);
@@ -48,7 +50,10 @@ async function askingTag(
   for (const [key, value] of Object.entries(keys))
     await cluster.command(source!, ['SET', `${tag}:${key}`, value]);
   const migration = await cluster.beginMigration(slot, target!);
-  await cluster.moveKeys(migration);
+  if (move === undefined) await cluster.moveKeys(migration);
+  for (const key of move ?? []) {
+    await cluster.command(source!, ['MIGRATE', target!.host, target!.port, `${tag}:${key}`, 0, 5000]);
+  }
   return { tag, finish: () => cluster.finishMigration(migration) };
 }
 
@@ -61,10 +66,13 @@ describe('Cluster data methods and redirects', () => {
 
   it('getStream follows ASK with ASKING on a connection of the target', async () => {
     const { tag, finish } = await askingTag('stream-ask', { k: 'asked value' });
-    const stream = redis.getStream(`${tag}:k`);
-    expect(await stream.valueLength).toBe(11);
-    expect(await text(stream)).toBe('asked value');
-    await finish();
+    try {
+      const stream = redis.getStream(`${tag}:k`);
+      expect(await stream.valueLength).toBe(11);
+      expect(await text(stream)).toBe('asked value');
+    } finally {
+      await finish();
+    }
   });
 
   it('importHash follows MOVED on its first transaction', async () => {
@@ -76,9 +84,12 @@ describe('Cluster data methods and redirects', () => {
 
   it('importHash follows ASK on its first transaction, with ASKING before every MULTI', async () => {
     const { tag, finish } = await askingTag('import-ask', {});
-    const job = redis.importHash(`${tag}:h`, pairs(5), { chunkFields: 2 });
-    expect(await job.run()).toEqual({ fields: 5, transactions: 3 });
-    await finish();
+    try {
+      const job = redis.importHash(`${tag}:h`, pairs(5), { chunkFields: 2 });
+      expect(await job.run()).toEqual({ fields: 5, transactions: 3 });
+    } finally {
+      await finish();
+    }
     expect(await redis.hlen(`${tag}:h`)).toBe(5);
   });
 
@@ -105,6 +116,48 @@ describe('Cluster data methods and redirects', () => {
     expect(job.resumable).toBe(false);
     // The transaction that ran moved with the slot; the one redirected ran nowhere.
     expect(await redis.hgetall(`${tag}:h`)).toEqual({ f0: 'v0' });
+  });
+
+  it('durable follows MOVED with all its writes, and WAIT counts them on the new owner', async () => {
+    const tag = await movedTag('durable-moved');
+    const batch = redis.durable({ replicas: 1, timeout: 5000 });
+    const first = batch.set(`${tag}:a`, '1');
+    batch.incr(`${tag}:n`);
+    const report = await batch.execute();
+    expect(await first).toBe('OK');
+    expect(report.acknowledged).toBe(true);
+    expect(report.writes.map((write) => write.replicas)).toEqual([1, 1]);
+    expect(await cluster.command(cluster.primaries[1]!, ['GET', `${tag}:n`])).toBe('1');
+  });
+
+  it('durable follows ASK with ASKING before each write', async () => {
+    const { tag, finish } = await askingTag('durable-ask', {});
+    try {
+      const batch = redis.durable({ replicas: 1, timeout: 5000 });
+      batch.set(`${tag}:a`, '1');
+      batch.set(`${tag}:b`, '2');
+      const report = await batch.execute();
+      expect(report.acknowledged).toBe(true);
+    } finally {
+      await finish();
+    }
+    expect(await redis.mget([`${tag}:a`, `${tag}:b`])).toEqual(['1', '2']);
+  });
+
+  it('durable resends nothing when only some writes were redirected, and sends no WAIT', async () => {
+    const { tag, finish } = await askingTag('durable-split', { stays: 'y', moved: 'x' }, ['moved']);
+    try {
+      const batch = redis.durable({ replicas: 1, timeout: 5000 });
+      const onSource = batch.send(['APPEND', `${tag}:stays`, '!']);
+      const redirected = batch.send(['APPEND', `${tag}:moved`, '!']);
+      const report = await batch.execute();
+      await expect(onSource).resolves.toBe(2);
+      await expect(redirected).rejects.toMatchObject({ code: 'ASK' });
+      expect(report.acknowledged).toBe(false);
+      expect(report.acknowledgementError?.message).toMatch(/WAIT was not sent/);
+    } finally {
+      await finish();
+    }
   });
 });
 

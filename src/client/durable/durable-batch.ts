@@ -28,6 +28,7 @@ import {
   type DurableReport,
   reportOf,
 } from './durable-report.js';
+import { sendHeldWrites } from './held-writes.js';
 
 export type { DurableOptions };
 
@@ -150,6 +151,8 @@ export class DurableBatch extends Commander {
     }
     try {
       const channel = await node.lender.acquire();
+      const redirect = this.settings.redirect;
+      if (redirect !== undefined) return await sendHeldWrites(live, node, channel, redirect);
       for (const write of live) channel.enqueue(write);
       return { node, channel };
     } catch (error) {
