@@ -5,6 +5,7 @@
 // of the target), and fails with a clear error when a later step meets one.
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keySlot } from '../../src/cluster/key-slot.js';
 import { RespireClient, RespireError, RespireServerError } from '../../src/index.js';
 import { tagOn } from '../cluster/cluster-support.js';
 import { useRedisCluster } from '../kit/vitest-redis.js';
@@ -157,6 +158,77 @@ describe('Cluster data methods and redirects', () => {
       expect(report.acknowledgementError?.message).toMatch(/WAIT was not sent/);
     } finally {
       await finish();
+    }
+  });
+
+  it('setFromStream follows MOVED before sending the value', async () => {
+    const tag = await movedTag('upload-moved');
+    expect(
+      await redis.setFromStream(`${tag}:v`, Readable.from([Buffer.from('abc'), 'def']), { length: 6 }),
+    ).toBe(true);
+    expect(await cluster.command(cluster.primaries[1]!, ['GET', `${tag}:v`])).toBe('abcdef');
+  });
+
+  it('setFromStream follows ASK with ASKING before the SET', async () => {
+    const { tag, finish } = await askingTag('upload-ask', {});
+    try {
+      expect(
+        await redis.setFromStream(`${tag}:v`, Readable.from([Buffer.from('asked')]), { length: 5 }),
+      ).toBe(true);
+    } finally {
+      await finish();
+    }
+    expect(await redis.get(`${tag}:v`)).toBe('asked');
+  });
+
+  it('setFromStream fails saying so when the slot moves while the value is sent', async () => {
+    const [source, target] = cluster.primaries;
+    const { tag, slot } = tagOn(cluster, source!, 'upload-race');
+    await redis.get(`${tag}:warm`);
+    const value = async function* () {
+      yield Buffer.from('half');
+      await cluster.migrateSlot(slot, target!);
+      yield Buffer.from('rest');
+    };
+    const error = await redis.setFromStream(`${tag}:v`, value(), { length: 8 }).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(RespireError);
+    expect((error as Error).message).toMatch(/MOVED .*Redis stored nothing.*cannot be sent again/);
+    expect(await redis.exists(`${tag}:v`)).toBe(0);
+    // The map was patched: the next upload goes to the new owner.
+    expect(await redis.setFromStream(`${tag}:v`, ['halfrest'], { length: 8 })).toBe(true);
+  });
+
+  it('importHash with replace does not follow the MOVED of a temporary key outside the key slot', async () => {
+    // A `}` without a hash tag: the temporary key (suffix `0` with this randomness) hashes apart.
+    let key = '';
+    for (let i = 0; key === ''; i++) {
+      const candidate = `q}${i}`;
+      const owner = cluster.ownerOf(keySlot(candidate));
+      if (cluster.ownerOf(keySlot(`${candidate}:respire-import:0`)).id !== owner.id) key = candidate;
+    }
+    const fixed = await RespireClient.connect({
+      endpoints: [cluster.endpoints[0]!],
+      useCluster: true,
+      random: { random: () => 0 },
+    });
+    try {
+      const error = await fixed
+        .importHash(key, pairs(3), { chunkFields: 2, replace: true })
+        .run()
+        .then(
+          () => undefined,
+          (failure: unknown) => failure,
+        );
+      expect(error).toBeInstanceOf(RespireServerError);
+      expect((error as RespireServerError).code).toBe('EXECABORT');
+      expect(((error as RespireServerError).cause as RespireServerError).code).toBe('MOVED');
+      expect(await fixed.exists(`${key}:respire-import:0`)).toBe(0);
+      expect(await fixed.exists(key)).toBe(0);
+    } finally {
+      await fixed.close();
     }
   });
 });

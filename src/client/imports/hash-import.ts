@@ -33,7 +33,7 @@ import type { EndpointNode } from '../node/endpoint-node.js';
 import { invalidTimeout, isTimeout } from '../prepare-command.js';
 import { Transaction } from '../transactions/multi.js';
 import { type EntrySource, FieldChunks } from './field-chunks.js';
-import { temporaryKey } from './import-key.js';
+import { keepsSlot, temporaryKey } from './import-key.js';
 
 /** `redis.importHash(key, entries, options)`. */
 export interface ImportHashOptions {
@@ -214,7 +214,9 @@ export class HashImport {
    */
   private async redirected(error: unknown, node: EndpointNode): Promise<boolean> {
     const cause = error instanceof RespireServerError && error.code === 'EXECABORT' ? error.cause : undefined;
-    if (!isRedirect(cause)) return false;
+    // A temporary key outside the key's slot would be written on another node and never renamed
+    // over the key: its MOVED reaches the caller, nothing written (import-key.ts).
+    if (!isRedirect(cause) || (this.options.replace === true && !keepsSlot(this.key))) return false;
     if (this.transactions > 0) {
       throw new RespireError(
         `importHash: ${cause.message} after ${this.transactions} transactions had run on ${describeEndpoint(node.endpoint)}: the slot moved during the import, which cannot follow it; the import ended`,

@@ -31,6 +31,12 @@ export function temporaryKey(
   return Buffer.concat([...lead, Buffer.from('{'), bytes, Buffer.from('}'), suffix]);
 }
 
+/** Whether `temporaryKey(key)` is in the key's hash slot (not for a `}` without a hash tag). */
+export function keepsSlot(key: RedisArgument): boolean {
+  const bytes = typeof key === 'string' ? Buffer.from(key) : key;
+  return hasHashTag(bytes) || !bytes.includes(CLOSE);
+}
+
 function hasHashTag(key: Buffer): boolean {
   const open = key.indexOf(OPEN);
   if (open === -1) return false;
