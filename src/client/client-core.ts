@@ -117,10 +117,7 @@ export class ClientCore extends Commander {
       },
     });
     // Cluster: where a MOVED or ASK sends the data methods (node/data-redirect.ts).
-    const router = this.router;
-    const redirect: DataRedirect | undefined =
-      router.transactionRedirect &&
-      ((cause, hops, from, asking) => router.transactionRedirect!(cause, hops, from, asking));
+    const redirect: DataRedirect | undefined = this.router.transactionRedirect?.bind(this.router);
     this.streamSettings = { commandTimeout: options.commandTimeout, clock: options.clock, redirect };
     this.importSettings = {
       ...options,
@@ -319,8 +316,7 @@ export class ClientCore extends Commander {
     entries: EntrySource,
     options: ImportHashOptions,
   ): HashImport {
-    const settings = this.importSettings;
-    return new HashImport(this.router.watchNode([key]), key, entries, settings, options, prefix);
+    return new HashImport(this.router.watchNode([key]), key, entries, this.importSettings, options, prefix);
   }
 
   /**
