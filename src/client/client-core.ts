@@ -29,6 +29,7 @@ import { HashImport, type ImportHashOptions, type ImportSettings } from './impor
 import { checkedPrefix, KeyPrefixView } from './key-prefix-view.js';
 import { ClientTelemetry } from './metrics.js';
 import { type ClientCircuit, circuitRegistry } from './node/circuit-gate.js';
+import type { DataRedirect } from './node/data-redirect.js';
 import { EndpointNode, type EndpointNodeSettings } from './node/endpoint-node.js';
 import type { ResolvedOptions } from './options.js';
 import { prepareCommand } from './prepare-command.js';
@@ -38,6 +39,7 @@ import { isReadOnlyCommand } from './read-only-commands.js';
 import { refusedCommand } from './refused-commands.js';
 import type { Router } from './router.js';
 import { errorSinkFor } from './scripting.js';
+import type { StreamSettings } from './streams/raw-exchange.js';
 import { type SetFromStreamOptions, uploadValue, type ValueSource } from './streams/upload.js';
 import { type GetStreamOptions, ValueStream } from './streams/value-stream.js';
 import { Batch, type BatchDispatcher } from './transactions/batch.js';
@@ -71,6 +73,7 @@ export class ClientCore extends Commander {
   /** How batches send their entries: contiguously, in one go (batch.ts). */
   private readonly batchDispatcher: BatchDispatcher;
   private readonly importSettings: ImportSettings;
+  private readonly streamSettings: StreamSettings;
   private readonly telemetry: ClientTelemetry;
   /** `redis.client.errors`: told what a caller received; none without that metric. */
   private readonly errorSink: ((error: unknown) => void) | undefined;
@@ -114,8 +117,12 @@ export class ClientCore extends Commander {
         return node;
       },
     });
+    // Cluster: where a MOVED or ASK sends the data methods (node/data-redirect.ts).
+    const redirect: DataRedirect | undefined = this.router.transactionRedirect?.bind(this.router);
+    this.streamSettings = { commandTimeout: options.commandTimeout, clock: options.clock, redirect };
     this.importSettings = {
       ...options,
+      redirect,
       deleteKey: (key) => this.call(['DEL', key], undefined, undefined).catch(ignore),
       wroteKey: this.wroteKey,
     };
@@ -146,7 +153,7 @@ export class ClientCore extends Commander {
    * and circuits; its writes still invalidate the cache.
    */
   withoutCache(): UncachedView {
-    return new UncachedView(this);
+    return new UncachedView(this, this);
   }
 
   /** The data endpoint: the configured one, or in Cluster mode the first seed. */
@@ -173,7 +180,7 @@ export class ClientCore extends Commander {
    * this client's connections and its circuit. Replies are not rewritten.
    */
   withKeyPrefix(prefix: string | Buffer): KeyPrefixView {
-    return new KeyPrefixView(this, checkedPrefix(prefix));
+    return new KeyPrefixView(this, this, checkedPrefix(prefix));
   }
 
   call<T>(
@@ -284,7 +291,7 @@ export class ClientCore extends Commander {
    * the key's node (src/client/streams/value-stream.ts; README "Streamed values").
    */
   getStream(key: RedisArgument, options?: GetStreamOptions): ValueStream {
-    return new ValueStream(this.router.watchNode([key]), key, this.options, options);
+    return new ValueStream(this.router.watchNode([key]), key, this.streamSettings, options);
   }
 
   /**
@@ -296,7 +303,7 @@ export class ClientCore extends Commander {
     // Read your writes: the upload goes around `route`, so it drops the key's entry itself, before
     // and again before its promise settles (the server's invalidation comes on another socket).
     this.wroteKey(key);
-    let done = uploadValue(this.router.watchNode([key]), key, source, this.options, options);
+    let done = uploadValue(this.router.watchNode([key]), key, source, this.streamSettings, options);
     if (this.cache !== undefined) done = done.finally(() => this.wroteKey(key));
     if (this.errorSink !== undefined) done.catch(this.errorSink);
     return done;
@@ -308,7 +315,17 @@ export class ClientCore extends Commander {
    * (src/client/imports/hash-import.ts; README "Hash imports").
    */
   importHash(key: RedisArgument, entries: EntrySource, options: ImportHashOptions): HashImport {
-    return new HashImport(this.router.watchNode([key]), key, entries, this.importSettings, options);
+    return this.importHashIn(undefined, key, entries, options);
+  }
+
+  /** @internal `importHash` of a key-prefixed view (client-view.ts): its temporary key gets `prefix`. */
+  importHashIn(
+    prefix: string | Buffer | undefined,
+    key: RedisArgument,
+    entries: EntrySource,
+    options: ImportHashOptions,
+  ): HashImport {
+    return new HashImport(this.router.watchNode([key]), key, entries, this.importSettings, options, prefix);
   }
 
   /**
@@ -317,7 +334,14 @@ export class ClientCore extends Commander {
    * "Durability batches").
    */
   durable(options: DurableOptions): DurableBatch {
+    return this.durableIn(undefined, options);
+  }
+
+  /** @internal `durable` of a key-prefixed view (client-view.ts): its writes' keys get `prefix`. */
+  durableIn(prefix: string | Buffer | undefined, options: DurableOptions): DurableBatch {
     return new DurableBatch(options, {
+      prefix,
+      redirect: this.streamSettings.redirect,
       commandTimeout: this.options.commandTimeout,
       place: (writes) => this.router.transactionNode(writes),
       wrote: (args) => this.cache?.cache.written(args),

@@ -1,72 +1,58 @@
 // `redis.withKeyPrefix('app:')` (API.md "Batches, transactions, views"): the same client, its
 // connections and circuits, with every key argument prefixed. Keys are found from the command
 // table's key specs, so any command works, typed helper or `send`; a command whose keys the table
-// cannot tell (an unknown command, an `unknown` key spec) is refused rather than sent unprefixed.
-// Replies are not rewritten: KEYS and SCAN return full key names, prefix included.
-import { RespireConfigurationError } from '../errors.js';
+// cannot tell (an unknown command, an `unknown` key spec) is refused rather than sent unprefixed
+// (key-prefix.ts). Replies are not rewritten: KEYS and SCAN return full key names, prefix included.
+// The data methods (getStream, setFromStream, importHash, durable) prefix their keys too
+// (client-view.ts).
 import type { RespArgument } from '../resp/encoder.js';
-import type { CommandOptions, ReplyTransform } from '../transport/command.js';
-import { commandKeys } from './command-keys.js';
-import { Commander } from './commander.js';
+import { CommandFlags, type CommandOptions, type ReplyTransform } from '../transport/command.js';
+import { ClientView, type DataTarget } from './client-view.js';
 import type { CommandCaller } from './commands/caller.js';
+import { checkedPrefix, joinPrefixes, prefixedArgs } from './key-prefix.js';
+
+export { checkedPrefix } from './key-prefix.js';
 
 /**
  * `redis.withKeyPrefix(prefix)`: the same commands with every key prefixed; shares the client's
  * connections and circuits.
  */
-export class KeyPrefixView extends Commander {
+export class KeyPrefixView extends ClientView {
+  declare readonly prefix: string | Buffer;
+
   constructor(
     private readonly target: CommandCaller,
-    /** The prefix, as bytes when given as a Buffer. */
-    readonly prefix: string | Buffer,
+    data: DataTarget,
+    prefix: string | Buffer,
+    /** CommandFlags added to every call: NoCache for a view that reads through the cache. */
+    private readonly flags = 0,
   ) {
-    super();
+    super(data, prefix);
   }
 
   call<T>(
     args: RespArgument[],
     transform: ReplyTransform<T> | undefined,
     options: CommandOptions | undefined,
-    flags?: number,
+    flags = 0,
   ): Promise<T> {
-    const keys = commandKeys(args);
-    if (keys === undefined) {
-      return Promise.reject(
-        new RespireConfigurationError(
-          'withKeyPrefix',
-          String(args[0]),
-          'commands whose key positions the command table knows',
-        ),
-      );
-    }
-    if (keys.length === 0) return this.target.call(args, transform, options, flags);
-    const prefixed = args.slice();
-    for (const index of keys) prefixed[index] = prefixKey(this.prefix, prefixed[index]!);
-    return this.target.call(prefixed, transform, options, flags);
+    const prefixed = prefixedArgs(this.prefix, args);
+    if (prefixed instanceof Error) return Promise.reject(prefixed);
+    return this.target.call(prefixed, transform, options, flags | this.flags);
   }
 
   /** A view of this view: the prefixes add up. */
   withKeyPrefix(prefix: string | Buffer): KeyPrefixView {
-    return new KeyPrefixView(this.target, joinPrefixes(this.prefix, checkedPrefix(prefix)));
+    return new KeyPrefixView(
+      this.target,
+      this.data,
+      joinPrefixes(this.prefix, checkedPrefix(prefix)),
+      this.flags,
+    );
   }
-}
 
-/** `withKeyPrefix`'s argument, of a client or of a view: a non-empty string or Buffer. */
-export function checkedPrefix(prefix: string | Buffer): string | Buffer {
-  if ((typeof prefix !== 'string' && !Buffer.isBuffer(prefix)) || prefix.length === 0) {
-    throw new RespireConfigurationError('withKeyPrefix', prefix, 'a non-empty string or Buffer');
+  /** This view reading through the client-side cache (as `redis.withoutCache()`); writes still invalidate it. */
+  withoutCache(): KeyPrefixView {
+    return new KeyPrefixView(this.target, this.data, this.prefix, this.flags | CommandFlags.NoCache);
   }
-  return prefix;
-}
-
-function prefixKey(prefix: string | Buffer, key: RespArgument): RespArgument {
-  if (typeof prefix === 'string' && typeof key === 'string') return prefix + key;
-  const keyBytes =
-    typeof key === 'string' ? Buffer.from(key) : ArrayBuffer.isView(key) ? key : Buffer.from(String(key));
-  return Buffer.concat([typeof prefix === 'string' ? Buffer.from(prefix) : prefix, keyBytes]);
-}
-
-function joinPrefixes(outer: string | Buffer, inner: string | Buffer): string | Buffer {
-  if (typeof outer === 'string' && typeof inner === 'string') return outer + inner;
-  return Buffer.concat([Buffer.from(outer), Buffer.from(inner)]);
 }

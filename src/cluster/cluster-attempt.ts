@@ -3,6 +3,7 @@
 // by the circuit of the node it is written to, so a MOVED, ASK, TRYAGAIN or CLUSTERDOWN reply can be
 // followed to another node without the caller seeing it. A redirect reply counts as healthy for
 // the node that sent it; the origin settles with the last attempt's outcome.
+import { fillsCache } from '../client/cache/cached-read.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import { RespireServerError } from '../errors.js';
 import type { RespValue } from '../resp/types.js';
@@ -51,13 +52,27 @@ export class ClusterAttempt extends Command<RespValue> {
       (isFireAndForget(this) || !(this.settled || this.origin.settled)) &&
       this.follower.follow(this, value)
     ) {
-      // A fire-and-forget send records nothing, its redirect included (seed 000).
-      this.reportHealth(isFireAndForget(this) ? Health.None : Health.Success);
+      // A fire-and-forget send records nothing, its redirect included (seed 000), unless it waits
+      // for its reply to fill the cache.
+      this.reportHealth(this.discards() ? Health.None : Health.Success);
       this.observer = undefined;
       this.resolve(null);
       return;
     }
+    if (isFireAndForget(this) && !this.discards()) {
+      // Seed 000: a fire-and-forget cacheable read waits for its reply, to fill the cache, and so
+      // records that reply's outcome, as in standalone mode (cached-read.ts). The attempt itself
+      // settled at its write, as its origin did.
+      this.reportHealth(Health.Success);
+      this.origin.reply(value);
+      return;
+    }
     super.reply(value);
+  }
+
+  /** A fire-and-forget send whose reply nobody wants (a cache miss wants it: cached-read.ts). */
+  private discards(): boolean {
+    return isFireAndForget(this) && !fillsCache(this.origin);
   }
 
   /** Taken out unsent, to be sent elsewhere: it ends with no health outcome, the origin untouched. */

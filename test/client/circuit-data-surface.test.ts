@@ -46,6 +46,34 @@ describe('streamed GET', () => {
     expect(transitions).toEqual(['open>half_open', 'half_open>closed']);
   });
 
+  it('cancelled after its circuit reopened: nothing in the new round, its probe slot stays taken', async () => {
+    // Admitted while closed and held by its reader while the circuit opens and a half-open round
+    // starts: its "no outcome" belongs to the closed round (BREAKER.md: stale admissions are
+    // ignored), so it neither counts nor frees the slot another stream holds as the probe.
+    const rig = await rigs.open();
+    const { client, circuit } = rig;
+    const direct = await rigs.direct();
+    await direct.setFromStream('circuit:held', pieces(VALUE_BYTES), { length: VALUE_BYTES });
+    const stale = client.getStream('circuit:held');
+    await new Promise((resolve) => stale.once('data', resolve));
+    stale.pause();
+    await tripUntilProbeDue(rig);
+    const transitions = recordTransitions(circuit);
+    const probe = client.getStream('circuit:held');
+    await new Promise((resolve) => probe.once('data', resolve));
+    probe.pause();
+    expect(circuit.state).toBe('half_open');
+    const counted = circuit.snapshot().total;
+    stale.destroy();
+    await new Promise((resolve) => stale.once('close', resolve));
+    expect(circuit.snapshot()).toMatchObject({ probesInFlight: 1, total: counted });
+    expectRejected((await outcome(client.get('circuit:other'))).error, rig, null);
+    probe.destroy();
+    await new Promise((resolve) => probe.once('close', resolve));
+    expect(await client.get('circuit:other')).toBeNull();
+    expect(transitions).toEqual(['open>half_open', 'half_open>closed']);
+  });
+
   it('read to the end records success', async () => {
     const rig = await rigs.open();
     const { client, circuit } = rig;

@@ -1,6 +1,6 @@
 // The client-side cache in Cluster mode (issue 13): one tracking connection per node, each node's
 // invalidations evicting its keys, and a node's lost tracking connection dropping only the entries
-// read from that node.
+// read from that node; a key-prefixed view's entries are the client's (the full key).
 import { afterEach, describe, expect, it } from 'vitest';
 import { RespireClient } from '../../src/index.js';
 import { untilCached } from '../client/cache/support.js';
@@ -89,5 +89,25 @@ describe.each([3, 2] as const)('Cluster client-side cache (RESP%i)', (protocol) 
     });
     expect(await redis.get(keys[0]!)).toBeNull();
     expect(await redis.get(keys[1]!)).toBe('v');
+  });
+
+  it('shares entries with a prefixed view, which hears another client write on the node', async () => {
+    const redis = await open();
+    const owner = cluster.primaries[2]!;
+    const { tag } = tagOn(cluster, owner, `view${protocol}`);
+    const app = redis.withKeyPrefix(`${tag}:`);
+    await cluster.command(owner, ['SET', `${tag}:k`, 'v1']);
+    expect(await untilCached(redis, () => app.get('k'))).toBe('v1');
+    const { hits } = redis.cacheStats!;
+    expect(await redis.get(`${tag}:k`)).toBe('v1');
+    expect(redis.cacheStats!.hits).toBe(hits + 1);
+    // The prefixed view reading through: the server's value, the entry left alone.
+    expect(await app.withoutCache().get('k')).toBe('v1');
+    expect(redis.cacheStats!.hits).toBe(hits + 1);
+    await cluster.command(owner, ['SET', `${tag}:k`, 'v2']);
+    await waitUntil('the invalidation', async () => (await app.get('k')) === 'v2' || 'still v1', {
+      timeoutMs: 5000,
+      intervalMs: 10,
+    });
   });
 });

@@ -15,7 +15,7 @@ export class CachedRead<T> extends Command<T> implements PendingRead {
   generation = 0;
   private cache: ClientSideCache | undefined = undefined;
   /** From `attach` until its reply or failure has been told to the cache (exactly once). */
-  private open = false;
+  open = false;
 
   /** Takes the placeholder `ClientSideCache.begin` made for it. */
   attach(
@@ -77,9 +77,13 @@ export function coverRead(command: Command<unknown>, tracker: Coverage & { start
     return;
   }
   const origin = (command as { origin?: unknown }).origin;
-  if (!(origin instanceof CachedRead)) return;
-  // A fire-and-forget origin settles from its attempt's write and never sees the reply: the
-  // fire-and-forget read that fills the cache is a standalone and Sentinel rule (seed 000).
-  if ((origin.flags & CommandFlags.FireAndForget) !== 0) origin.detach();
-  else origin.sentVia(tracker);
+  if (origin instanceof CachedRead) origin.sentVia(tracker);
+}
+
+/**
+ * Whether a fire-and-forget origin still wants its attempt's reply: a cache miss whose reply fills
+ * the cache and is recorded (seed 000), although the caller was answered at the write.
+ */
+export function fillsCache(origin: Command<unknown>): boolean {
+  return origin instanceof CachedRead && origin.open;
 }

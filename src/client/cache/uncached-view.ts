@@ -3,7 +3,7 @@
 // cache (they pass the client's own send path), and its replies are not stored.
 import type { RespArgument } from '../../resp/encoder.js';
 import { CommandFlags, type CommandOptions, type ReplyTransform } from '../../transport/command.js';
-import { Commander } from '../commander.js';
+import { ClientView, type DataTarget } from '../client-view.js';
 import type { CommandCaller } from '../commands/caller.js';
 import { checkedPrefix, KeyPrefixView } from '../key-prefix-view.js';
 
@@ -12,9 +12,12 @@ import { checkedPrefix, KeyPrefixView } from '../key-prefix-view.js';
  * replies that are not stored; writes still invalidate it. Shares the client's connections and
  * circuits.
  */
-export class UncachedView extends Commander {
-  constructor(private readonly target: CommandCaller) {
-    super();
+export class UncachedView extends ClientView {
+  constructor(
+    private readonly target: CommandCaller,
+    data: DataTarget,
+  ) {
+    super(data, undefined);
   }
 
   call<T>(
@@ -28,6 +31,6 @@ export class UncachedView extends Commander {
 
   /** A key-prefixed view that also reads through. */
   withKeyPrefix(prefix: string | Buffer): KeyPrefixView {
-    return new KeyPrefixView(this, checkedPrefix(prefix));
+    return new KeyPrefixView(this.target, this.data, checkedPrefix(prefix), CommandFlags.NoCache);
   }
 }

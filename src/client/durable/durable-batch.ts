@@ -15,6 +15,8 @@ import type { RespValue } from '../../resp/types.js';
 import type { Channel } from '../../transport/channel.js';
 import { Command, type CommandOptions, type ReplyTransform } from '../../transport/command.js';
 import { Commander } from '../commander.js';
+import { prefixedArgs } from '../key-prefix.js';
+import type { DataRedirect } from '../node/data-redirect.js';
 import type { EndpointNode } from '../node/endpoint-node.js';
 import { MAX_TIMEOUT_MS } from '../prepare-command.js';
 import { refusedCommand } from '../refused-commands.js';
@@ -26,6 +28,7 @@ import {
   type DurableReport,
   reportOf,
 } from './durable-report.js';
+import { sendHeldWrites } from './held-writes.js';
 
 export type { DurableOptions };
 
@@ -38,6 +41,10 @@ export interface DurableSettings {
   readonly errorSink: ((error: unknown) => void) | undefined;
   /** Drops what a write may have changed from the client-side cache (the writes skip its path). */
   readonly wrote: (args: readonly RespArgument[]) => void;
+  /** A key-prefixed view's prefix, given to every write's keys (key-prefix.ts). */
+  readonly prefix: string | Buffer | undefined;
+  /** Cluster: where a MOVED or ASK sends writes none of which ran (node/data-redirect.ts). */
+  readonly redirect: DataRedirect | undefined;
 }
 
 /** Where `execute()` sent the writes: the dedicated connection WAIT must follow them on. */
@@ -90,7 +97,10 @@ export class DurableBatch extends Commander {
     options: CommandOptions | undefined,
     flags = 0,
   ): Promise<T> {
-    return this.batch.call(args, transform, options, flags);
+    const prefix = this.settings.prefix;
+    const keyed = prefix === undefined ? args : prefixedArgs(prefix, args);
+    if (keyed instanceof Error) return Promise.reject(keyed);
+    return this.batch.call(keyed, transform, options, flags);
   }
 
   /**
@@ -141,6 +151,8 @@ export class DurableBatch extends Commander {
     }
     try {
       const channel = await node.lender.acquire();
+      const redirect = this.settings.redirect;
+      if (redirect !== undefined) return await sendHeldWrites(live, node, channel, redirect);
       for (const write of live) channel.enqueue(write);
       return { node, channel };
     } catch (error) {

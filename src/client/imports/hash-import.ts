@@ -13,19 +13,27 @@
 // rejects with the RespireCircuitOpenError, `resumable` is true, and the import keeps its
 // connection and the chunks it already read from `entries`; calling `run()` again resumes with
 // the rejected chunk. Import transactions never move to another connection.
-import { RespireCircuitOpenError, RespireConfigurationError, RespireServerError } from '../../errors.js';
+import {
+  RespireCircuitOpenError,
+  RespireConfigurationError,
+  RespireError,
+  RespireServerError,
+} from '../../errors.js';
 import type { RespArgument } from '../../resp/encoder.js';
 import type { Channel } from '../../transport/channel.js';
 import { Command } from '../../transport/command.js';
 import type { Clock } from '../../util/clock.js';
+import { describeEndpoint } from '../../util/describe-endpoint.js';
 import type { RandomSource } from '../../util/random.js';
 import type { RedisArgument } from '../commands/caller.js';
 import { borrowUntilAbort } from '../node/borrow-until-abort.js';
+import type { DataRedirect } from '../node/data-redirect.js';
+import { isRedirect, redirectedTo } from '../node/data-redirect.js';
 import type { EndpointNode } from '../node/endpoint-node.js';
 import { invalidTimeout, isTimeout } from '../prepare-command.js';
 import { Transaction } from '../transactions/multi.js';
 import { type EntrySource, FieldChunks } from './field-chunks.js';
-import { temporaryKey } from './import-key.js';
+import { keepsSlot, temporaryKey } from './import-key.js';
 
 /** `redis.importHash(key, entries, options)`. */
 export interface ImportHashOptions {
@@ -56,6 +64,8 @@ export interface ImportSettings {
   readonly deleteKey: (key: RespArgument) => void;
   /** Drops `key`'s client-side cache entry: the import wrote it around the client's send path. */
   readonly wroteKey: (key: RespArgument) => void;
+  /** Cluster: where a MOVED or ASK sends the import's first transaction (node/data-redirect.ts). */
+  readonly redirect: DataRedirect | undefined;
 }
 
 const MAX_CHUNK_FIELDS = 1_000_000;
@@ -78,15 +88,20 @@ export class HashImport {
   /** A transaction was handed to the connection (it may have run even if it failed). */
   private sentAny = false;
   private readonly timeoutMs: number;
+  /** Cluster: redirects followed, and ASKING before every MULTI once the first one met ASK. */
+  private hops = 0;
+  private asking = false;
 
   /** @internal Use `redis.importHash(key, entries, options)`. */
   constructor(
-    private readonly node: EndpointNode | Error,
+    private node: EndpointNode | Error,
     /** The hash written (with `replace`, the key renamed over at the end). */
     readonly key: RedisArgument,
     entries: EntrySource,
     private readonly settings: ImportSettings,
     private readonly options: ImportHashOptions,
+    /** A key-prefixed view's prefix (`key` has it already): the temporary key's name starts with it. */
+    prefix?: string | Buffer,
   ) {
     const { chunkFields, timeout } = options;
     if (!Number.isSafeInteger(chunkFields) || chunkFields < 1 || chunkFields > MAX_CHUNK_FIELDS) {
@@ -99,7 +114,7 @@ export class HashImport {
     if (timeout !== undefined && !isTimeout(timeout)) throw invalidTimeout(timeout);
     this.timeoutMs = timeout ?? settings.commandTimeout;
     this.chunks = new FieldChunks(entries, chunkFields);
-    this.target = options.replace === true ? temporaryKey(key, settings.random) : key;
+    this.target = options.replace === true ? temporaryKey(key, settings.random, prefix) : key;
   }
 
   /** True after a circuit rejection that sent nothing: `run()` again resumes the import. */
@@ -147,10 +162,10 @@ export class HashImport {
   }
 
   private async writeChunks(): Promise<void> {
-    const node = this.node;
-    if (node instanceof Error) throw node;
     const replace = this.options.replace === true;
     for (;;) {
+      const node = this.node;
+      if (node instanceof Error) throw node;
       this.options.signal?.throwIfAborted();
       const chunk = await this.chunks.peek();
       const last = await this.chunks.isLastPeeked();
@@ -162,6 +177,7 @@ export class HashImport {
         commandTimeout: this.timeoutMs,
         clock: this.settings.clock,
         watched: false,
+        asking: this.asking,
       });
       if (chunk !== undefined) tx.send(['HSET', this.target, ...chunk]);
       if (replace && last) {
@@ -172,7 +188,13 @@ export class HashImport {
         }
       } else if (replace) tx.send(['PEXPIRE', this.target, String(TEMPORARY_TTL_MS)]);
       this.sentAny = true;
-      const results = await tx.exec({ signal: this.options.signal });
+      let results: unknown[] | null;
+      try {
+        results = await tx.exec({ signal: this.options.signal });
+      } catch (error) {
+        if (await this.redirected(error, node)) continue;
+        throw error;
+      }
       // An entry that failed inside EXEC (WRONGTYPE: the key holds another type) wrote nothing of
       // the chunk, though the transaction ran: the import fails with that error reply.
       const failed = (results ?? []).find((result) => result instanceof RespireServerError);
@@ -182,6 +204,34 @@ export class HashImport {
       this.fields += chunk === undefined ? 0 : chunk.length / 2;
       if (last) return;
     }
+  }
+
+  /**
+   * Cluster: an EXEC aborted by MOVED or ASK ran nothing. The first transaction goes where the router
+   * says, on a connection of that node (ASKING before every later MULTI after an ASK: the slot is
+   * being imported there). A later one cannot follow: the chunks that ran are on `node`, and the
+   * slot has moved from under the import, which fails saying so.
+   */
+  private async redirected(error: unknown, node: EndpointNode): Promise<boolean> {
+    const cause = error instanceof RespireServerError && error.code === 'EXECABORT' ? error.cause : undefined;
+    // A temporary key outside the key's slot would be written on another node and never renamed
+    // over the key: its MOVED reaches the caller, nothing written (import-key.ts).
+    if (!isRedirect(cause) || (this.options.replace === true && !keepsSlot(this.key))) return false;
+    if (this.transactions > 0) {
+      throw new RespireError(
+        `importHash: ${cause.message} after ${this.transactions} transactions had run on ${describeEndpoint(node.endpoint)}: the slot moved during the import, which cannot follow it; the import ended`,
+        { endpoint: node.endpoint, cause: error },
+      );
+    }
+    const next = await redirectedTo(this.settings.redirect, cause, ++this.hops, node);
+    if (next === undefined) return false;
+    // Nothing ran: the connection is clean (EXEC closed the transaction) and nothing is left behind.
+    node.lender.release(this.channel!);
+    this.channel = undefined;
+    this.sentAny = false;
+    this.node = next.node;
+    this.asking = next.asking;
+    return true;
   }
 
   private end(state: 'done' | 'failed'): void {

@@ -17,6 +17,7 @@ import { Health } from '../../transport/health.js';
 import type { Clock } from '../../util/clock.js';
 import { describeEndpoint } from '../../util/describe-endpoint.js';
 import { borrowUntilAbort } from '../node/borrow-until-abort.js';
+import type { DataRedirect } from '../node/data-redirect.js';
 import type { EndpointNode } from '../node/endpoint-node.js';
 
 /** What streamed operations share with the client's other commands. */
@@ -24,6 +25,8 @@ export interface StreamSettings {
   /** Default reply deadline (`commandTimeout`), ms; 0 = none. */
   readonly commandTimeout: number;
   readonly clock: Clock;
+  /** Cluster: where a MOVED or ASK sends the command (node/data-redirect.ts). */
+  readonly redirect?: DataRedirect | undefined;
 }
 
 export class RawExchange {

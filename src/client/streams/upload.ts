@@ -22,9 +22,11 @@ import { RespDecoder } from '../../resp/decoder.js';
 import type { RespValue } from '../../resp/types.js';
 import { Health } from '../../transport/health.js';
 import type { RedisArgument } from '../commands/caller.js';
+import { isRedirect } from '../node/data-redirect.js';
 import type { EndpointNode } from '../node/endpoint-node.js';
 import { invalidTimeout, isTimeout } from '../prepare-command.js';
 import { RawExchange, type StreamSettings } from './raw-exchange.js';
+import { movedDuringUpload, uploadOwner } from './upload-owner.js';
 
 /** What `setFromStream` reads the value from: Buffers, Uint8Arrays or (UTF-8) strings. */
 export type ValueSource = AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>;
@@ -51,7 +53,7 @@ export interface SetFromStreamOptions {
  * from doing so.
  */
 export async function uploadValue(
-  node: EndpointNode | Error,
+  target: EndpointNode | Error,
   key: RedisArgument,
   source: ValueSource,
   settings: StreamSettings,
@@ -59,8 +61,9 @@ export async function uploadValue(
 ): Promise<boolean> {
   const tail = checkedOptions(options);
   const timeoutMs = options.timeout ?? settings.commandTimeout;
-  if (node instanceof Error) throw node;
+  if (target instanceof Error) throw target;
   options.signal?.throwIfAborted();
+  const { node, asking } = await uploadOwner(target, key, settings, options.signal, timeoutMs);
   let failed: ((error: Error) => void) | undefined;
   const failure = new Promise<never>((_, reject) => {
     failed = reject;
@@ -73,10 +76,12 @@ export async function uploadValue(
     (error) => failed!(error),
     options.signal,
   );
-  const reply = replyReader(exchange);
+  const reply = replyReader(exchange, asking);
   exchange.admit();
   const aborted = abortWatch(options.signal);
   try {
+    // Seed 000 "Redis Cluster": one admission covers ASKING and the SET behind it.
+    if (asking) exchange.write(ASKING);
     exchange.write(header(key, options.length, tail.length));
     const writing = writeValue(exchange, source, options.length, timeoutMs);
     // When the connection fails or the signal aborts first, the loop stops at its next step.
@@ -101,6 +106,7 @@ export async function uploadValue(
     const value = await Promise.race([reply.promise, failure, aborted.promise]);
     exchange.report(Health.Success);
     exchange.giveBack();
+    if (isRedirect(value)) throw movedDuringUpload(value, node);
     if (value instanceof RespireServerError) throw value;
     return value !== null;
   } catch (error) {
@@ -149,8 +155,11 @@ async function writeValue(
   return sent;
 }
 
-/** The reply, decoded once the value is written; the server answers nothing before that. */
-function replyReader(exchange: RawExchange): { promise: Promise<RespValue> } {
+/**
+ * The reply, decoded once the value is written; the server answers nothing before that (but
+ * ASKING's `OK`, which comes first and is not the reply).
+ */
+function replyReader(exchange: RawExchange, asking: boolean): { promise: Promise<RespValue> } {
   let settle!: (value: RespValue) => void;
   let reject!: (error: unknown) => void;
   const promise = new Promise<RespValue>((resolve, fail) => {
@@ -158,9 +167,13 @@ function replyReader(exchange: RawExchange): { promise: Promise<RespValue> } {
     reject = fail;
   });
   promise.catch(ignore);
-  let replies = 0;
+  let replies = asking ? -1 : 0;
   const decoder = new RespDecoder({
     onReply: (value) => {
+      if (replies === -1 && value === 'OK') {
+        replies = 0;
+        return;
+      }
       if (++replies > 1) throw new Error('a second reply');
       settle(value);
     },
@@ -245,5 +258,7 @@ function abortWatch(signal: AbortSignal | undefined): { promise: Promise<never>;
   promise.catch(ignore);
   return { promise, stop: () => signal.removeEventListener('abort', onAbort) };
 }
+
+const ASKING = '*1\r\n$6\r\nASKING\r\n';
 
 function ignore(): void {}

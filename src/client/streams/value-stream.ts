@@ -18,6 +18,7 @@ import { encodeCommand } from '../../resp/encoder.js';
 import type { RespValue } from '../../resp/types.js';
 import { Health } from '../../transport/health.js';
 import type { RedisArgument } from '../commands/caller.js';
+import { isRedirect, redirectedTo } from '../node/data-redirect.js';
 import type { EndpointNode } from '../node/endpoint-node.js';
 import { invalidTimeout, isTimeout } from '../prepare-command.js';
 import { RawExchange, type StreamSettings } from './raw-exchange.js';
@@ -66,10 +67,15 @@ export class ValueStream extends Readable {
   /** The server's error reply, which ends the stream once the connection is given back. */
   private replyError: RespireServerError | undefined;
   private readonly timeoutMs: number;
+  /** Cluster: redirects followed, and the ASKING whose `OK` comes before the GET's reply. */
+  private hops = 0;
+  private askingOk = false;
+  /** A MOVED or ASK answered the GET: it is sent again where the router says once the reply ended. */
+  private redirect: RespireServerError | undefined;
 
   /** @internal Use `redis.getStream(key, options)`. */
   constructor(
-    private readonly node: EndpointNode | Error,
+    private node: EndpointNode | Error,
     private readonly key: RedisArgument,
     private readonly settings: StreamSettings,
     private readonly options: GetStreamOptions = {},
@@ -120,6 +126,12 @@ export class ValueStream extends Readable {
       );
     }
     if (node instanceof Error) throw node;
+    await this.sendOn(node, false);
+  }
+
+  /** Borrows a connection of `node`, takes admission and sends GET (ASKING first after an ASK). */
+  private async sendOn(node: EndpointNode, asking: boolean): Promise<void> {
+    const { options } = this;
     options.signal?.throwIfAborted();
     const exchange = await RawExchange.borrow(
       node,
@@ -135,6 +147,9 @@ export class ValueStream extends Readable {
     exchange.admit();
     this.exchange = exchange;
     exchange.readInto(this.onBytes);
+    // Seed 000 "Redis Cluster": one admission covers ASKING and the command behind it.
+    this.askingOk = asking;
+    if (asking) exchange.write(encodeCommand(['ASKING']));
     exchange.write(encodeCommand(['GET', this.key]));
     exchange.expectWithin(this.timeoutMs);
   }
@@ -194,7 +209,8 @@ export class ValueStream extends Readable {
     if (this.phase !== 'ended') return;
     // The reply's last byte, and nothing after it: the connection is clean again.
     this.exchange!.giveBack();
-    if (this.replyError !== undefined) this.destroy(this.replyError);
+    if (this.redirect !== undefined) this.follow(this.redirect);
+    else if (this.replyError !== undefined) this.destroy(this.replyError);
     else this.push(null);
   }
 
@@ -236,17 +252,42 @@ export class ValueStream extends Readable {
   /** A reply that is not a bulk string: a null (missing key) or an error reply, decoded whole. */
   private readonly onOtherReply = (value: RespValue): void => {
     if (this.phase === 'ended') throw this.malformed('nothing after the reply');
-    if (value === null) {
+    if (this.askingOk && value === 'OK') {
+      // ASKING's answer: the GET's reply comes next.
+      this.askingOk = false;
+      this.phase = 'header';
+    } else if (value === null) {
       this.settleLength(null);
       this.replyEnded();
     } else if (value instanceof RespireServerError) {
       this.phase = 'ended';
-      this.replyError = value;
+      if (this.settings.redirect !== undefined && isRedirect(value)) this.redirect = value;
+      else this.replyError = value;
       this.exchange!.report(Health.Success);
     } else {
       throw this.malformed('a GET reply');
     }
   };
+
+  /**
+   * Cluster: the GET met a MOVED or ASK, so nothing of the value was read. It goes where the router
+   * says, on a connection of that node; one the router does not follow ends the stream with it.
+   */
+  private follow(error: RespireServerError): void {
+    this.redirect = undefined;
+    this.exchange = undefined;
+    this.phase = 'header';
+    this.other = undefined;
+    const from = this.node as EndpointNode;
+    redirectedTo(this.settings.redirect, error, ++this.hops, from)
+      .then((next) => {
+        if (this.destroyed) return;
+        if (next === undefined) throw error;
+        this.node = next.node;
+        return this.sendOn(next.node, next.asking);
+      })
+      .catch((failure: unknown) => this.destroy(failure as Error));
+  }
 
   /** The reply's last byte arrived (`consume` then ends the stream); success once it is read. */
   private replyEnded(): void {

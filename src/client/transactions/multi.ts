@@ -50,6 +50,8 @@ export interface TransactionContext {
   readonly onEnd?: ((end: TransactionEnd) => void) | undefined;
   /** Told what `exec()` rejected with (the client's `redis.client.errors`). */
   readonly onError?: ((error: unknown) => void) | undefined;
+  /** ASKING right before MULTI (a hash import that followed an ASK: imports/hash-import.ts). */
+  readonly asking?: boolean | undefined;
 }
 
 /**
@@ -157,6 +159,7 @@ export class Transaction<Conflict extends null = never> extends Commander {
       watched: context.watched,
       tracker: place.tracker,
       redirect: place.redirect,
+      asking: context.asking,
       onEnd: context.onEnd,
       clock: context.clock,
     });
