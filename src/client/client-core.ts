@@ -135,10 +135,7 @@ export class ClientCore extends Commander {
     };
   }
 
-  /**
-   * The cache calls are answered from and writes invalidate: the client's own (a failover group's
-   * client: its active member's, whose tracking connections invalidate it).
-   */
+  /** The cache reads are answered from: the client's own (a failover group's: its active member's). */
   protected get cache(): CacheFront | undefined {
     return this.ownCache;
   }
@@ -286,18 +283,14 @@ export class ClientCore extends Commander {
     return this.watchOn(node, list, 0);
   }
 
-  /**
-   * GET whose value arrives as a stream of Buffers, never held whole, on a dedicated connection of
-   * the key's node (src/client/streams/value-stream.ts; README "Streamed values").
-   */
+  /** GET whose value arrives as a stream of Buffers on a dedicated connection (README "Streamed values"). */
   getStream(key: RedisArgument, options?: GetStreamOptions): ValueStream {
     return new ValueStream(this.router.watchNode([key]), key, this.streamSettings, options);
   }
 
   /**
-   * SET whose value of `options.length` bytes is written from `source` as it comes, on a dedicated
-   * connection of the key's node (src/client/streams/upload.ts). True once stored; false when
-   * `condition` kept Redis from storing it.
+   * SET of `options.length` bytes written from `source` as they come, on a dedicated connection.
+   * True once stored; false when `condition` kept Redis from storing it.
    */
   setFromStream(key: RedisArgument, source: ValueSource, options: SetFromStreamOptions): Promise<boolean> {
     // Read your writes: the upload goes around `route`, so it drops the key's entry itself, before
@@ -309,11 +302,7 @@ export class ClientCore extends Commander {
     return done;
   }
 
-  /**
-   * A hash import of `entries` into `key`, in HSET transactions on a dedicated connection of the
-   * key's node; `run()` starts it, and resumes it after a circuit rejection
-   * (src/client/imports/hash-import.ts; README "Hash imports").
-   */
+  /** Imports `entries` into hash `key` in HSET transactions; `run()` starts or resumes it (README "Hash imports"). */
   importHash(key: RedisArgument, entries: EntrySource, options: ImportHashOptions): HashImport {
     return this.importHashIn(undefined, key, entries, options);
   }
@@ -328,11 +317,7 @@ export class ClientCore extends Commander {
     return new HashImport(this.router.watchNode([key]), key, entries, this.importSettings, options, prefix);
   }
 
-  /**
-   * A durability batch: its writes, then WAIT (or WAITAOF) on the same dedicated connection of
-   * their keys' node, reported per write (src/client/durable/durable-batch.ts; README
-   * "Durability batches").
-   */
+  /** Writes, then WAIT (or WAITAOF) on the same dedicated connection, reported per write (README "Durability batches"). */
   durable(options: DurableOptions): DurableBatch {
     return this.durableIn(undefined, options);
   }

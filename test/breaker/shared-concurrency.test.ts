@@ -179,15 +179,19 @@ async function hammer(seed: number): Promise<string[]> {
 }
 
 describe('a shared circuit hammered by 4 worker threads', () => {
-  it(`keeps every rule in ${SEEDS} seeded schedules`, async () => {
-    const first = testSeed();
-    const seen = new Map<string, number>();
-    for (let i = 0; i < SEEDS; i++) {
-      for (const edge of await hammer((first + i) >>> 0)) seen.set(edge, (seen.get(edge) ?? 0) + 1);
-    }
-    // The schedules reach every transition, so the checks above had something to check.
-    for (const edge of EDGES)
-      expect({ edge, reached: (seen.get(edge) ?? 0) > 0 }).toEqual({ edge, reached: true });
-    // 60 s for the default 40 seeds; SHARED_HAMMER_SEEDS=400 gets ten times as long.
-  }, Math.max(60_000, SEEDS * 1_500));
+  it(
+    `keeps every rule in ${SEEDS} seeded schedules`,
+    async () => {
+      const first = testSeed();
+      const seen = new Map<string, number>();
+      for (let i = 0; i < SEEDS; i++) {
+        for (const edge of await hammer((first + i) >>> 0)) seen.set(edge, (seen.get(edge) ?? 0) + 1);
+      }
+      // The schedules reach every transition, so the checks above had something to check.
+      for (const edge of EDGES)
+        expect({ edge, reached: (seen.get(edge) ?? 0) > 0 }).toEqual({ edge, reached: true });
+      // 60 s for the default 40 seeds; SHARED_HAMMER_SEEDS=400 gets ten times as long.
+    },
+    Math.max(60_000, SEEDS * 1_500),
+  );
 });

@@ -26,7 +26,7 @@ export async function redirectedTo(
   const next = redirect(error, hops, from, false);
   if (next === undefined) return undefined;
   const pause = next.pause;
-  if (pause !== undefined) await new Promise<void>((resolve, reject) => pause(resolve, reject));
+  if (pause !== undefined) await new Promise<void>((resolve, reject) => pause(resolve, { reject }));
   return next;
 }
 
