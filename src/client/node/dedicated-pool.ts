@@ -113,9 +113,10 @@ export class DedicatedPool {
   }
 
   /** Closes idle connections, and lent ones once their replies in flight have arrived. */
-  async close(): Promise<void> {
+  /** `reason`: what callers waiting for a connection fail with (default: the client is closed). */
+  async close(reason?: Error): Promise<void> {
     this.closed = true;
-    this.rejectWaiters();
+    this.rejectWaiters(reason);
     const idle = this.idle.splice(0);
     this.size -= idle.length;
     await Promise.all([...idle, ...this.lent].map((channel) => channel.close()));
@@ -143,10 +144,10 @@ export class DedicatedPool {
     this.acquire().then(waiter.resolve, waiter.reject);
   }
 
-  private rejectWaiters(): void {
+  private rejectWaiters(reason?: Error): void {
     for (const waiter of this.waiters.splice(0)) {
       stopTimer(this.options.clock, waiter.timer);
-      waiter.reject(this.closedError());
+      waiter.reject(reason ?? this.closedError());
     }
   }
 
