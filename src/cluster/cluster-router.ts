@@ -458,10 +458,12 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     return node.main.current === undefined && node.circuit?.state === 'open' && this.primaries().length > 1;
   }
 
-  /** AttemptRouter: the node for a waiting attempt's slot by the current map (keyless ones stay). */
+  /** AttemptRouter: a waiting attempt's node by the current map (keyless: any primary if its own left). */
   nodeFor(attempt: ClusterAttempt, waitingOn: EndpointNode): EndpointNode {
     const slot = commandSlot(attempt.origin.args);
-    const node = slot < 0 ? waitingOn : this.nodeForSlot(slot, attempt.origin);
+    const key = endpointKey(waitingOn.endpoint);
+    const stays = slot < 0 && this.primaries().some((primary) => primary.key === key);
+    const node = stays ? waitingOn : slot < 0 ? this.anyPrimary() : this.nodeForSlot(slot, attempt.origin);
     return node instanceof Error ? waitingOn : node;
   }
 
