@@ -65,6 +65,10 @@ async function simulate(seed: number, runOptions: RunOptions): Promise<RunResult
   const world = buildWorld(mode, { scheduler, network, plan, random: worldRandom, horizonMs });
 
   const options = drawOptions(configRandom);
+  // A node of a Cluster or Sentinel world can stay dead for seconds: reconnecting to it every
+  // millisecond (minDelay 0 keeps the exponential delay at 0) only makes a run slow, not harder.
+  if (mode !== 'standalone' && options.reconnect !== undefined && typeof options.reconnect === 'object')
+    options.reconnect = { ...options.reconnect, minDelay: Math.max(1, options.reconnect.minDelay ?? 1) };
   scheduler.trace(
     `seed ${seed} (${mode}): ${JSON.stringify(options)} faults ${JSON.stringify(plan.settings)} ${JSON.stringify(world.settings)}`,
   );
