@@ -467,9 +467,10 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     return node instanceof Error ? waitingOn : node;
   }
 
-  /** AttemptRouter: an attempt taken from a node it waited on in vain, sent on `node`. */
+  /** AttemptRouter: an attempt taken from a node it waited on in vain, sent on `node` by its deadline. */
   resend(attempt: ClusterAttempt, node: EndpointNode): void {
-    this.write(attempt.origin, node, attempt.hops, false);
+    const next = new ClusterAttempt(attempt.origin, node, attempt.hops, this, false, attempt.deadline);
+    if (stillToSend(attempt.origin)) node.send(next as Command<unknown>, false);
   }
 
   /** The redirect an error reply from `node` asks for, or addressMap's error (redirect.ts). */
