@@ -37,6 +37,8 @@ export class ClusterAttempt extends Command<RespValue> {
     readonly hops: number,
     private readonly follower: RedirectFollower,
     asking: boolean,
+    /** Moved unsent from a node it waited on: its acquire deadline there, kept (channel.ts). */
+    acquireDeadline = 0,
   ) {
     // Behind ASKING the attempt is not checked again (TransactionStep): ASKING's admission is its.
     const flags = asking ? origin.flags | CommandFlags.TransactionStep : origin.flags;
@@ -44,6 +46,7 @@ export class ClusterAttempt extends Command<RespValue> {
     this.observer = FORWARD;
     this.asking = asking ? new AskingPrefix(this) : undefined;
     this.gate = this.asking;
+    this.deadline = acquireDeadline;
   }
 
   override reply(value: RespValue): void {

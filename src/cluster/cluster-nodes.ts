@@ -57,7 +57,10 @@ export class ClusterNodes {
       });
       node = made;
       this.nodes.set(address.key, node);
-      if (!this.closed) node.startInBackground();
+      // Made after close() (a command for a node not used before): closed at once, so that what is
+      // sent to it fails as after close() and no connection outlives the client.
+      if (this.closed) node.close().catch(ignore);
+      else node.startInBackground();
     }
     return node;
   }

@@ -459,16 +459,19 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     return node.main.current === undefined && node.circuit?.state === 'open' && this.primaries().length > 1;
   }
 
-  /** AttemptRouter: the node for a waiting attempt's slot by the current map (keyless ones stay). */
+  /** AttemptRouter: a waiting attempt's node by the current map (keyless: any primary if its own left). */
   nodeFor(attempt: ClusterAttempt, waitingOn: EndpointNode): EndpointNode {
     const slot = commandSlot(attempt.origin.args);
-    const node = slot < 0 ? waitingOn : this.nodeForSlot(slot, attempt.origin);
+    const key = endpointKey(waitingOn.endpoint);
+    const stays = slot < 0 && this.primaries().some((primary) => primary.key === key);
+    const node = stays ? waitingOn : slot < 0 ? this.anyPrimary() : this.nodeForSlot(slot, attempt.origin);
     return node instanceof Error ? waitingOn : node;
   }
 
-  /** AttemptRouter: an attempt taken from a node it waited on in vain, sent on `node`. */
+  /** AttemptRouter: an attempt taken from a node it waited on in vain, sent on `node` by its deadline. */
   resend(attempt: ClusterAttempt, node: EndpointNode): void {
-    this.write(attempt.origin, node, attempt.hops, false);
+    const next = new ClusterAttempt(attempt.origin, node, attempt.hops, this, false, attempt.deadline);
+    if (stillToSend(attempt.origin)) node.send(next as Command<unknown>, false);
   }
 
   /** The redirect an error reply from `node` asks for, or addressMap's error (redirect.ts). */

@@ -8,6 +8,7 @@ import type { RespValue } from '../resp/types.js';
 import { type ConnectionSettings, connect } from '../transport/connect.js';
 import type { ConnectionEvents } from '../transport/connection.js';
 import type { TlsOption } from '../transport/socket.js';
+import type { SocketFactory } from '../transport/socket-factory.js';
 import type { Clock } from '../util/clock.js';
 import type { ResolvedSentinelOptions } from './options.js';
 
@@ -20,6 +21,8 @@ export interface SentinelDataSettings {
   readonly connectTimeout: number;
   /** 3 (default) asks for RESP3 and falls back to RESP2; 2 forces RESP2. Sentinels too. */
   readonly protocol?: 2 | 3 | undefined;
+  /** Internal (transport/socket-factory.ts): the simulation's sockets, sentinels' too. */
+  readonly socketFactory?: SocketFactory | undefined;
 }
 
 export interface ExchangeContext {
@@ -80,6 +83,7 @@ function settings(
     returnBuffers: false,
     clock: context.clock,
     signal: context.signal,
+    socketFactory: context.data.socketFactory,
   };
 }
 

@@ -60,6 +60,7 @@ export class SentinelRouter implements Router {
         tls: options.tls,
         connectTimeout: options.connectTimeout,
         protocol: options.protocol,
+        socketFactory: options.socketFactory,
       },
       clock: options.clock,
       random: options.random,

@@ -296,8 +296,8 @@ export class Channel implements HandoffChannel {
   }
 
   private stampAcquireDeadline(command: Command<unknown>, now: number): void {
-    if (command.deadline !== 0) return;
-    command.deadline = now + this.options.acquireTimeout;
+    // One moved here keeps its deadline (takeUnwritten), which this channel's timer must hold too.
+    if (command.deadline === 0) command.deadline = now + this.options.acquireTimeout;
     this.acquireTimer.arm(command.deadline);
   }
 

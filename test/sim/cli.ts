@@ -1,9 +1,10 @@
 // `npm run simulate -- --seeds 100000` (issue 16): runs many seeds with a progress bar and a
 // summary; `--seed N` replays one seed and prints its whole trace; `--start S` picks the first
-// seed, `--ops N` the operations per run, `--stop` stops at the first failure. Exits 1 when any
-// seed broke an invariant.
+// seed, `--ops N` the operations per run, `--mode cluster|sentinel` the world (standalone by
+// default), `--stop` stops at the first failure. Exits 1 when any seed broke an invariant.
 import { failureReport } from './report.js';
 import { runSeed } from './run.js';
+import { MODES, type Mode } from './worlds.js';
 
 interface CliOptions {
   seeds: number;
@@ -14,6 +15,7 @@ interface CliOptions {
   show: number;
   /** Stop at the first failing seed (how many seeds a planted bug takes to be found). */
   stop: boolean;
+  mode: Mode;
 }
 
 function parse(argv: readonly string[]): CliOptions {
@@ -24,11 +26,18 @@ function parse(argv: readonly string[]): CliOptions {
     ops: undefined,
     show: 3,
     stop: false,
+    mode: 'standalone',
   };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i];
     if (name === '--stop') {
       options.stop = true;
+      continue;
+    }
+    if (name === '--mode') {
+      const mode = argv[++i] as Mode;
+      if (!MODES.includes(mode)) throw new Error(`--mode needs one of ${MODES.join(', ')}, got ${mode}`);
+      options.mode = mode;
       continue;
     }
     const value = Number(argv[++i]);
@@ -40,14 +49,17 @@ function parse(argv: readonly string[]): CliOptions {
     else if (name === '--ops') options.ops = value;
     else if (name === '--show') options.show = value;
     else
-      throw new Error(`unknown option ${name} (--seeds N, --start S, --seed N, --ops N, --show N, --stop)`);
+      throw new Error(
+        `unknown option ${name} (--seeds N, --start S, --seed N, --ops N, --show N, --mode M, --stop)`,
+      );
   }
   return options;
 }
 
 async function main(): Promise<number> {
   const options = parse(process.argv.slice(2));
-  const runOptions = options.ops === undefined ? {} : { ops: options.ops };
+  const runOptions =
+    options.ops === undefined ? { mode: options.mode } : { ops: options.ops, mode: options.mode };
   if (options.seed !== undefined) {
     const result = await runSeed(options.seed, runOptions);
     if (result.violations.length === 0) {

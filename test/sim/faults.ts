@@ -13,6 +13,8 @@ export interface Outage {
   start: number;
   end: number;
   kind: 'down' | 'partition';
+  /** The one server (`host:port`) it hits in a world of several; every server when absent. */
+  node?: string;
 }
 
 export interface FaultSettings {
@@ -89,7 +91,7 @@ export class FaultPlan implements ConnectPolicy, ServerFaults {
     for (const outage of this.settings.outages) {
       this.scheduler.after(origin + outage.start - this.scheduler.now(), `${outage.kind} starts`, () => {
         this.scheduler.trace(`outage (${outage.kind}) until ${origin + outage.end}`);
-        for (const link of network.open()) {
+        for (const link of network.open(outage.node)) {
           if (outage.kind === 'down') link.reset('server down');
           else link.blackhole();
         }
@@ -105,15 +107,17 @@ export class FaultPlan implements ConnectPolicy, ServerFaults {
 
   private origin = 0;
 
-  private outageNow(): Outage | undefined {
+  private outageNow(to: string): Outage | undefined {
     const t = this.scheduler.now() - this.origin;
-    return this.settings.outages.find((outage) => outage.start <= t && t < outage.end);
+    return this.settings.outages.find(
+      (outage) => outage.start <= t && t < outage.end && (outage.node === undefined || outage.node === to),
+    );
   }
 
-  connect(_endpoint: RespireEndpoint): { outcome: 'accept' | 'refuse' | 'hang'; delayMs: number } {
+  connect(endpoint: RespireEndpoint): { outcome: 'accept' | 'refuse' | 'hang'; delayMs: number } {
     const delayMs = this.random.next() * (this.active ? this.settings.connectMaxMs : 2);
     if (!this.active) return { outcome: 'accept', delayMs };
-    const outage = this.outageNow();
+    const outage = this.outageNow(`${endpoint.host}:${endpoint.port}`);
     if (outage?.kind === 'partition') return { outcome: 'hang', delayMs };
     if (outage?.kind === 'down' || this.random.chance(this.settings.refuse))
       return { outcome: 'refuse', delayMs };

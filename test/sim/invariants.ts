@@ -17,6 +17,8 @@ export interface Transition {
   readonly from: string;
   readonly to: string;
   readonly time: number;
+  /** Which circuit (a node's, in Cluster and Sentinel worlds); one sequence per circuit. */
+  readonly circuit?: string;
 }
 
 export interface RunFacts {
@@ -36,20 +38,34 @@ export interface RunFacts {
 
 /** Timer delays are whole milliseconds, rounded up (deadline-timer.ts). */
 const TIMER_SLACK_MS = 2;
-const WRITE_TOKEN = /^[vcpxm]\d+$/;
+/** A written value or counter key; a Cluster transaction's counter key carries a hash tag. */
+const WRITE_TOKEN = /^([vcpxm]\d+)(?:\{k\d\})?$/;
 
 export function checkRun(facts: RunFacts): string[] {
   const violations: string[] = [];
   const executions = new Map<string, number>();
   for (const entry of facts.log) {
-    for (const arg of entry.args)
-      if (WRITE_TOKEN.test(arg)) executions.set(arg, (executions.get(arg) ?? 0) + 1);
+    for (const arg of entry.args) {
+      const token = WRITE_TOKEN.exec(arg)?.[1];
+      if (token !== undefined) executions.set(token, (executions.get(token) ?? 0) + 1);
+    }
   }
   for (const op of facts.ops) {
     const problem = checkOp(op, facts, executions);
     if (problem !== undefined) violations.push(`op ${op.id} (${op.kind}): ${problem}`);
   }
-  violations.push(...checkTransitions(facts.transitions, facts.openDuration));
+  const circuits = new Map<string | undefined, Transition[]>();
+  for (const transition of facts.transitions) {
+    const sequence = circuits.get(transition.circuit) ?? [];
+    sequence.push(transition);
+    circuits.set(transition.circuit, sequence);
+  }
+  for (const [circuit, sequence] of circuits) {
+    const found = checkTransitions(sequence, facts.openDuration);
+    violations.push(
+      ...found.map((violation) => (circuit === undefined ? violation : `${circuit}: ${violation}`)),
+    );
+  }
   violations.push(...checkMessages(facts.heard, facts.log));
   return violations;
 }

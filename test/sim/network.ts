@@ -53,6 +53,8 @@ export class SimLink {
 
   constructor(
     readonly id: number,
+    /** The server's `host:port`. */
+    readonly to: string,
     private readonly scheduler: Scheduler,
     private readonly random: SeededRandom,
     readonly profile: LinkProfile,
@@ -215,9 +217,14 @@ export class SimNetwork {
     this.listeners.set(`${endpoint.host}:${endpoint.port}`, listener);
   }
 
-  /** Live links (for faults that hit every open connection). */
-  open(): SimLink[] {
-    return this.links.filter((link) => !link.closed);
+  /** The server is gone: connections to it are refused (a node that died in a failover). */
+  unlisten(endpoint: RespireEndpoint): void {
+    this.listeners.delete(`${endpoint.host}:${endpoint.port}`);
+  }
+
+  /** Live links, all or those to the server `to` (`host:port`), for faults that hit them. */
+  open(to?: string): SimLink[] {
+    return this.links.filter((link) => !link.closed && (to === undefined || link.to === to));
   }
 
   /** The SocketFactory the client is given (src/transport/socket-factory.ts). */
@@ -253,6 +260,7 @@ export class SimNetwork {
               }
               const link = new SimLink(
                 this.links.length + 1,
+                name,
                 this.scheduler,
                 this.random,
                 this.policy.profile(),

@@ -4,10 +4,14 @@
 // order, as on the real single-threaded server, and every executed one is logged with its reply,
 // which is what the invariants check the client against. Before running a command it asks the fault
 // plan whether to reset the connection first, or right after (the reply then never leaves).
+// A Cluster or Sentinel world (cluster.ts, sentinel.ts) shares a store between a primary and its
+// replicas (synchronous replication), a pub/sub bus between nodes, and adds its commands and its
+// refusals (MOVED, ASK, TRYAGAIN, READONLY) through NodeHooks.
 
 import type { SimLink, SimListener } from './network.js';
 import type { Scheduler } from './scheduler.js';
-import { encodeReply, OK, type Reply, RequestParser } from './wire.js';
+import { type Blocked, type NodeHooks, type NodeShared, newStore, Session, type Value } from './session.js';
+import { encodeReply, OK, type Reply } from './wire.js';
 
 export interface ExecutedCommand {
   readonly time: number;
@@ -34,54 +38,14 @@ export interface ServerFaults {
   stallMs(): number;
 }
 
-type Value =
-  | { type: 'string'; value: string }
-  | { type: 'list'; items: string[] }
-  | { type: 'stream'; entries: string[][] };
-
-interface Blocked {
-  session: Session;
-  args: readonly string[];
-  keys: string[];
-  timer: ReturnType<Scheduler['after']> | undefined;
-}
-
-class Session {
-  protocol: 2 | 3 = 2;
-  readonly parser = new RequestParser();
-  multi: string[][] | undefined;
-  multiFailed = false;
-  watched = new Map<string, number>();
-  channels = new Set<string>();
-  blocked: Blocked | undefined;
-  /** Requests parsed but not yet run (behind a blocked command). */
-  readonly waiting: string[][] = [];
-  gone = false;
-
-  constructor(
-    readonly server: SimRedis,
-    readonly link: SimLink,
-  ) {}
-
-  receive(chunk: Buffer): void {
-    if (this.gone) return;
-    this.parser.push(chunk);
-    try {
-      for (let args = this.parser.take(); args !== undefined; args = this.parser.take())
-        this.server.enqueue(this, args);
-    } catch (error) {
-      this.server.protocolError(this, error);
-    }
-  }
-}
-
 export class SimRedis implements SimListener {
-  readonly log: ExecutedCommand[] = [];
+  readonly log: ExecutedCommand[];
   /** What the client should never send (bad framing, a command behind a blocked one): violations. */
   readonly misuse: string[] = [];
-  private readonly data = new Map<string, Value>();
-  private readonly versions = new Map<string, number>();
-  private readonly sessions = new Set<Session>();
+  private readonly data: Map<string, Value>;
+  private readonly versions: Map<string, number>;
+  private readonly sessions: Set<Session>;
+  private readonly hooks: NodeHooks | undefined;
   private readonly blocked: Blocked[] = [];
   /** Requests from every connection in arrival order. */
   private readonly inbox: { session: Session; args: string[] }[] = [];
@@ -92,7 +56,15 @@ export class SimRedis implements SimListener {
   constructor(
     private readonly scheduler: Scheduler,
     private readonly faults: ServerFaults,
-  ) {}
+    shared: NodeShared = {},
+  ) {
+    const store = shared.store ?? newStore();
+    this.data = store.data;
+    this.versions = store.versions;
+    this.sessions = shared.bus ?? new Set();
+    this.log = shared.log ?? [];
+    this.hooks = shared.hooks;
+  }
 
   accept(link: SimLink): void {
     const session = new Session(this, link);
@@ -158,7 +130,15 @@ export class SimRedis implements SimListener {
       this.busyUntil = this.scheduler.now() + ms;
       this.scheduler.trace(`server stalls ${ms.toFixed(1)} ms at ${args[0]}`);
     }
-    const reply = this.execute(session, args);
+    const name = args[0]!.toUpperCase();
+    const refused = this.hooks?.refuse(session, name, args);
+    if (refused !== undefined) {
+      // Redis flags a transaction whose queued command is refused, and discards one whose EXEC is.
+      if (name === 'EXEC') session.multi = undefined;
+      else if (session.multi !== undefined) session.multiFailed = true;
+    }
+    const reply = refused ?? this.execute(session, args);
+    this.hooks?.after(session, name);
     if (reply === undefined) return; // blocked, or a subscription (pushes were sent)
     if (fault === 'reset-after') {
       session.link.reset(`after ${args[0]}`);
@@ -173,7 +153,7 @@ export class SimRedis implements SimListener {
     if (fault === 'close-after') session.link.serverClose();
   }
 
-  private send(session: Session, reply: Reply): void {
+  send(session: Session, reply: Reply): void {
     session.link.toClient(Buffer.from(encodeReply(reply, session.protocol)));
   }
 
@@ -288,19 +268,22 @@ export class SimRedis implements SimListener {
         const protocol = Number(args[1] ?? session.protocol);
         if (protocol !== 2 && protocol !== 3) return { error: 'NOPROTO unsupported protocol version' };
         session.protocol = protocol;
+        const { mode, role } = this.hooks?.hello() ?? { mode: 'standalone', role: 'master' };
         return {
           map: [
             ['server', 'redis'],
             ['version', '7.2.0'],
             ['proto', protocol],
             ['id', session.link.id],
-            ['mode', 'standalone'],
-            ['role', 'master'],
+            ['mode', mode],
+            ['role', role],
             ['modules', []],
           ],
         };
       }
       case 'PING':
+        // A RESP2 connection in subscribed mode gets PING's reply as an array (Redis does so).
+        if (session.channels.size > 0 && session.protocol === 2) return ['pong', args[1] ?? ''];
         return args[1] ?? { ok: 'PONG' };
       case 'ECHO':
         return args[1] ?? { error: 'ERR wrong number of arguments' };
@@ -351,17 +334,33 @@ export class SimRedis implements SimListener {
         this.write(args[1]!, current);
         return id;
       }
-      case 'PUBLISH': {
-        let receivers = 0;
-        for (const other of this.sessions) {
-          if (!other.channels.has(args[1]!) || other.gone) continue;
-          receivers++;
-          this.send(other, { push: ['message', args[1]!, args[2]!] });
-        }
-        return receivers;
-      }
+      case 'PUBLISH':
+        return this.publish(args[1]!, args[2]!);
       default:
-        return { error: `ERR unknown command '${args[0]}'` };
+        return this.hooks?.command(session, name, args) ?? { error: `ERR unknown command '${args[0]}'` };
+    }
+  }
+
+  /** Sends `message` to every subscriber of `channel` on the bus; returns how many. */
+  publish(channel: string, message: string): number {
+    let receivers = 0;
+    for (const other of this.sessions) {
+      if (!other.channels.has(channel) || other.gone) continue;
+      receivers++;
+      other.server.send(other, { push: ['message', channel, message] });
+    }
+    return receivers;
+  }
+
+  /** Answers each blocked command `refuse` refuses with its refusal (a slot moved, a demotion). */
+  refuseBlocked(refuse: (args: readonly string[]) => Reply | undefined): void {
+    for (const blocked of [...this.blocked]) {
+      const reply = refuse(blocked.args);
+      if (reply === undefined) continue;
+      this.unblock(blocked);
+      this.send(blocked.session, reply);
+      const session = blocked.session;
+      this.scheduler.after(0, 'refused blocked', () => this.resume(session));
     }
   }
 

@@ -1,7 +1,10 @@
 // One seeded run of the simulation (issue 16): draws the client's options, the faults and the
-// workload from the seed, runs the client's real code against the simulated network and Redis on
-// the simulated clock, closes the client, and checks the invariants (invariants.ts). The queue
-// bounds are checked after every event as the run goes.
+// workload from the seed, runs the client's real code against the simulated network and a world of
+// simulated Redis nodes (standalone, Cluster or Sentinel: worlds.ts) on the simulated clock, closes
+// the client, and checks the invariants (invariants.ts). The queue bounds (standalone) and every
+// data node's circuit are followed after every event as the run goes.
+import type { ClientCircuit } from '../../src/client/node/circuit-gate.js';
+import type { RespireEndpoint } from '../../src/errors.js';
 import { RespireClient, RespireError, type RespireOptions } from '../../src/index.js';
 import { SOCKET_FACTORY } from '../../src/transport/socket-factory.js';
 import { seededRandom } from '../kit/seeded-random.js';
@@ -9,17 +12,20 @@ import { drawFaults, FaultPlan } from './faults.js';
 import { watchGlobalTimers } from './global-timers.js';
 import { checkRun, type Transition } from './invariants.js';
 import { SimNetwork } from './network.js';
-import { SimRedis } from './redis.js';
 import { Scheduler } from './scheduler.js';
 import { Workload } from './workload.js';
+import { buildWorld, type Mode } from './worlds.js';
 
 export interface RunOptions {
   /** Operations issued (bursts may add more). Default 40. */
   ops?: number;
+  /** The world: one standalone Redis (default), a Cluster, or a Sentinel-watched primary. */
+  mode?: Mode;
 }
 
 export interface RunResult {
   readonly seed: number;
+  readonly mode: Mode;
   readonly violations: string[];
   /** The trace leading up to the end of the run (the broken invariant, when there is one). */
   readonly trace: string[];
@@ -28,7 +34,6 @@ export interface RunResult {
   readonly simulatedMs: number;
 }
 
-const ENDPOINT = { host: 'sim-redis', port: 6379 };
 /** A run that has not gone quiet this long after its workload ended is itself a failure. */
 const QUIET_LIMIT_MS = 120_000;
 
@@ -51,18 +56,26 @@ async function simulate(seed: number, runOptions: RunOptions): Promise<RunResult
   const networkRandom = root.fork();
   const workloadRandom = root.fork();
   const clientRandom = root.fork();
+  const worldRandom = root.fork();
+  const mode = runOptions.mode ?? 'standalone';
   const scheduler = new Scheduler();
   const horizonMs = configRandom.int(200, 3000);
   const plan = new FaultPlan(drawFaults(faultRandom, horizonMs), faultRandom, scheduler);
   const network = new SimNetwork(scheduler, networkRandom, plan);
-  const server = new SimRedis(scheduler, plan);
-  network.listen(ENDPOINT, server);
+  const world = buildWorld(mode, { scheduler, network, plan, random: worldRandom, horizonMs });
 
   const options = drawOptions(configRandom);
-  scheduler.trace(`seed ${seed}: ${JSON.stringify(options)} faults ${JSON.stringify(plan.settings)}`);
+  // A node of a Cluster or Sentinel world can stay dead for seconds: reconnecting to it every
+  // millisecond (minDelay 0 keeps the exponential delay at 0) only makes a run slow, not harder.
+  if (mode !== 'standalone' && options.reconnect !== undefined && typeof options.reconnect === 'object')
+    options.reconnect = { ...options.reconnect, minDelay: Math.max(1, options.reconnect.minDelay ?? 1) };
+  scheduler.trace(
+    `seed ${seed} (${mode}): ${JSON.stringify(options)} faults ${JSON.stringify(plan.settings)} ${JSON.stringify(world.settings)}`,
+  );
   const violations: string[] = [];
   const result = (): RunResult => ({
     seed,
+    mode,
     violations,
     trace: scheduler.recentTrace(),
     ops: workload.ops.length,
@@ -75,13 +88,14 @@ async function simulate(seed: number, runOptions: RunOptions): Promise<RunResult
     commandTimeout: options.commandTimeout ?? 5000,
     connectTimeout: options.connectTimeout ?? 5000,
     blocking: true,
+    hashTags: mode === 'cluster',
   });
 
   let client: RespireClient | undefined;
   let connectError: unknown;
   const connecting = RespireClient.connect({
     ...options,
-    endpoints: [ENDPOINT],
+    ...world.options,
     clock: scheduler.clock,
     random: { random: () => clientRandom.next() },
     [SOCKET_FACTORY]: network.factory,
@@ -102,18 +116,17 @@ async function simulate(seed: number, runOptions: RunOptions): Promise<RunResult
     return result();
   }
   const transitions: Transition[] = [];
-  client.circuit?.onTransition((from, to) => {
-    transitions.push({ from, to, time: scheduler.now() });
-    scheduler.trace(`circuit ${from} → ${to}`);
-  });
+  const followCircuits = circuitFollower(client, world.dataNodes, scheduler, transitions);
 
   plan.active = true;
   const origin = scheduler.now();
   plan.arm(network, origin);
+  world.arm(origin);
   if (configRandom.chance(0.5)) workload.subscribe(client);
   workload.schedule(client, origin);
-  const bounds = queueBounds(client, options);
+  const bounds = mode === 'standalone' ? queueBounds(client, options) : () => undefined;
   const check = (): void => {
+    followCircuits();
     const problem = bounds();
     if (problem !== undefined && !violations.includes(problem)) violations.push(problem);
   };
@@ -161,11 +174,11 @@ async function simulate(seed: number, runOptions: RunOptions): Promise<RunResult
   for (const link of network.links) {
     if (!link.socket.destroyed) violations.push(`link ${link.id} is still open after the client closed`);
   }
-  violations.push(...server.misuse.map((misuse) => `the server saw: ${misuse}`));
+  violations.push(...world.misuse().map((misuse) => `the server saw: ${misuse}`));
   violations.push(
     ...checkRun({
       ops: workload.ops,
-      log: server.log,
+      log: world.log,
       acquireTimeout: options.acquireTimeout ?? 5000,
       retryAttempts: options.retry?.maxAttempts ?? 1,
       jumps: plan.settings.jumps,
@@ -205,6 +218,32 @@ function drawOptions(random: ReturnType<typeof seededRandom>): RespireOptions & 
     };
   }
   return options;
+}
+
+/**
+ * Follows every data node's circuit as the client makes it (a Cluster or Sentinel client makes
+ * them as it learns of nodes): returns the function to call after each event.
+ */
+function circuitFollower(
+  client: RespireClient,
+  nodes: readonly RespireEndpoint[],
+  scheduler: Scheduler,
+  transitions: Transition[],
+): () => void {
+  const followed = new WeakSet<ClientCircuit>();
+  let made = 0;
+  return () => {
+    for (const node of nodes) {
+      const circuit = client.circuitOf(node);
+      if (circuit === undefined || followed.has(circuit)) continue;
+      followed.add(circuit);
+      const name = nodes.length === 1 ? undefined : `${node.host}:${node.port}#${++made}`;
+      circuit.onTransition((from, to) => {
+        transitions.push({ from, to, time: scheduler.now(), circuit: name });
+        scheduler.trace(`circuit${name === undefined ? '' : ` ${name}`} ${from} → ${to}`);
+      });
+    }
+  };
 }
 
 /** Reads the client's queues (test-only access to internals) and says which bound is broken. */

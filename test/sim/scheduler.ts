@@ -18,8 +18,8 @@ interface SimEvent {
   cancelled: boolean;
 }
 
-/** How many trace lines a run keeps: the ones leading up to a broken invariant. */
-const TRACE_LINES = 400;
+/** How many trace lines a run keeps: the ones leading up to a broken invariant (SIM_TRACE_LINES). */
+const TRACE_LINES = Number(process.env.SIM_TRACE_LINES ?? 400);
 
 export class Scheduler {
   private time = 0;

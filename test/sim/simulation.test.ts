@@ -14,26 +14,34 @@ import { watchGlobalTimers } from './global-timers.js';
 import { checkRun, type RunFacts } from './invariants.js';
 import { failureReport } from './report.js';
 import { runSeed } from './run.js';
+import { slotOf } from './slot.js';
 import { CHANNEL, type Op } from './workload.js';
+import { MODES, type Mode } from './worlds.js';
 
-/** Seeds per `npm test`; SIM_START moves the window (the CLI explores further). */
-const SEEDS = 250;
+/** Seeds per `npm test` and world; SIM_START moves the windows (the CLI explores further). */
+const SEEDS: Record<Mode, number> = { standalone: 250, cluster: 100, sentinel: 100 };
 const START = Number(process.env.SIM_START ?? 1);
 
 describe('simulation', () => {
-  // About 8 s of CPU; the timeout allows for a 2-core machine running other test files beside it.
-  it(`holds every invariant for seeds ${START}..${START + SEEDS - 1}`, { timeout: 120_000 }, async () => {
-    const failures: string[] = [];
-    let ops = 0;
-    for (let seed = START; seed < START + SEEDS; seed++) {
-      const result = await runSeed(seed);
-      ops += result.ops;
-      if (result.violations.length > 0) failures.push(failureReport(result));
-    }
-    // Most runs get past their first connection and do real work.
-    expect(ops).toBeGreaterThan(SEEDS * 30);
-    expect(failures.slice(0, 2).join('\n\n')).toBe('');
-  });
+  // About 8 s of CPU for the standalone seeds, 8 s for the Cluster ones and 6 s for the Sentinel
+  // ones; the timeout allows for a 2-core machine running other test files beside it.
+  for (const mode of MODES) {
+    const seeds = SEEDS[mode];
+    it(`holds every invariant in the ${mode} world for seeds ${START}..${START + seeds - 1}`, {
+      timeout: 180_000,
+    }, async () => {
+      const failures: string[] = [];
+      let ops = 0;
+      for (let seed = START; seed < START + seeds; seed++) {
+        const result = await runSeed(seed, { mode });
+        ops += result.ops;
+        if (result.violations.length > 0) failures.push(failureReport(result));
+      }
+      // Most runs get past their first connection and do real work.
+      expect(ops).toBeGreaterThan(seeds * 30);
+      expect(failures.slice(0, 2).join('\n\n')).toBe('');
+    });
+  }
 
   it('catches a global timer started by the client, which would run outside the simulated clock', () => {
     const found = new Set<string>();
@@ -52,11 +60,22 @@ describe('simulation', () => {
     ]);
   });
 
-  it('replays a seed exactly', async () => {
-    const first = await runSeed(7);
-    const second = await runSeed(7);
-    expect(second.trace).toEqual(first.trace);
-    expect(second.events).toBe(first.events);
+  it('replays a seed exactly, in every world', async () => {
+    for (const mode of MODES) {
+      const first = await runSeed(7, { mode });
+      const second = await runSeed(7, { mode });
+      expect(second.trace).toEqual(first.trace);
+      expect(second.events).toBe(first.events);
+    }
+  });
+
+  it("hashes keys to the Cluster specification's slots, apart from the client's code", () => {
+    // CRC16/XMODEM of "123456789" is 0x31C3 (the specification's check value).
+    expect(slotOf('123456789')).toBe(0x31c3);
+    expect(slotOf('{user1000}.following')).toBe(slotOf('{user1000}.followers'));
+    // An empty tag does not count: the whole key is hashed; the first '{' opens the tag.
+    expect(slotOf('foo{}{bar}')).not.toBe(slotOf('bar'));
+    expect(slotOf('foo{{bar}}zap')).toBe(slotOf('{bar'));
   });
 });
 

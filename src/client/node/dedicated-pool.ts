@@ -1,7 +1,7 @@
 // Connections lent to one user at a time: blocking commands (so a BLPOP never stalls the shared
 // pipeline) and WATCH sessions. At most `maxDedicatedConnections`; past that a borrower waits up to
 // `acquireTimeout`. A lent connection that was left in an unknown state is closed, not reused.
-import { type RespireConnectionError, RespireTimeoutError } from '../../errors.js';
+import { RespireTimeoutError } from '../../errors.js';
 import { Channel, type ChannelOptions, clientClosedError } from '../../transport/channel.js';
 import type { Connection } from '../../transport/connection.js';
 import { startTimer, stopTimer, type Timer } from '../../util/timers.js';
@@ -21,6 +21,8 @@ export class DedicatedPool {
   private readonly waiters: Waiter[] = [];
   private size = 0;
   private closed = false;
+  /** What `close` was given: a replaced node says so, not that the client closed. */
+  private closeReason: Error | undefined;
 
   constructor(
     private readonly options: ChannelOptions,
@@ -125,8 +127,10 @@ export class DedicatedPool {
   }
 
   /** Closes idle connections, and lent ones once their replies in flight have arrived. */
-  async close(): Promise<void> {
+  /** `reason`: what callers waiting for a connection, or opening one, fail with (default: client closed). */
+  async close(reason?: Error): Promise<void> {
     this.closed = true;
+    this.closeReason = reason;
     this.rejectWaiters();
     const idle = this.idle.splice(0);
     this.size -= idle.length;
@@ -162,7 +166,7 @@ export class DedicatedPool {
     }
   }
 
-  private closedError(): RespireConnectionError {
-    return clientClosedError(this.options.endpoint);
+  private closedError(): Error {
+    return this.closeReason ?? clientClosedError(this.options.endpoint);
   }
 }

@@ -213,7 +213,8 @@ export class EndpointNode {
 
   /**
    * Waits for every reply in flight, then closes every connection of the node. `sessionsEnded`:
-   * what open WATCH sessions' later commands fail with (a Sentinel switch says the node was replaced).
+   * what open WATCH sessions' later commands, and callers waiting for a dedicated connection, fail
+   * with (a Sentinel switch says the node was replaced, not that the client closed).
    */
   close(sessionsEnded?: Error): Promise<void> {
     this.hold?.close();
@@ -221,7 +222,7 @@ export class EndpointNode {
     this.tracker?.destroy();
     this.closing ??= Promise.all([
       this.main.close(),
-      this.dedicated.close(),
+      this.dedicated.close(sessionsEnded),
       this.subscriber.close(),
       this.sessions.releaseAll(sessionsEnded),
     ]).then(() => {
