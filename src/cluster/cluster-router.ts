@@ -147,7 +147,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       split.parts.map((part) => part.args),
       (replies) => split.join(replies),
     );
-    this.traced(command, this.options.endpoint);
+    traceCommand(command, this.options.endpoint, this.options.clock);
     // A write a part of which its node's circuit rejects: rejected, no part sent (joined-reply.ts).
     if (split.writes && joined.rejectedBefore((part, i) => this.nodeForSlot(split.parts[i]!.slot, part)))
       return;
@@ -171,7 +171,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       command.reject(node);
       return;
     }
-    this.traced(command, node.endpoint);
+    traceCommand(command, node.endpoint, this.options.clock);
     if ((command.flags & CommandFlags.Retry) !== 0 && this.ownerLost(node)) {
       // Seed 000 "Retries": ask the other primaries for the slot's owner first; a new owner admits
       // the retry, the same one (or none) rejects it without connecting (its circuit is open).
@@ -343,7 +343,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
         targets.map(() => command.args),
         (replies) => aggregateReplies(spec?.responsePolicy, replies),
       );
-      this.traced(command, this.options.endpoint);
+      traceCommand(command, this.options.endpoint, this.options.clock);
       joined.parts.forEach((part, i) => {
         this.write(part, this.nodes.at(targets[i]!), 0, false);
       });
@@ -354,7 +354,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       command.reject(node);
       return;
     }
-    this.traced(command, node.endpoint);
+    traceCommand(command, node.endpoint, this.options.clock);
     this.write(command, node, 0, false);
   }
 
@@ -369,7 +369,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     const joined = new JoinedReply(command, [plan.page], (replies) =>
       clusterScanReply(replies[0]!, plan.slot, plan.next),
     );
-    this.traced(command, node.endpoint);
+    traceCommand(command, node.endpoint, this.options.clock);
     this.write(joined.parts[0]!, node, 0, false);
   }
 
@@ -484,10 +484,6 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private announcedHost(node: EndpointNode): string {
     const index = this.topology.byKey.get(endpointKey(node.endpoint));
     return index === undefined ? node.endpoint.host : this.topology.nodes[index]!.announced.host;
-  }
-
-  private traced(command: Command<unknown>, endpoint: RespireEndpoint): void {
-    traceCommand(command, endpoint, this.options.clock);
   }
 
   private noNodeError(): RespireConnectionError {
