@@ -210,10 +210,17 @@ export class HashImport {
    * Cluster: an EXEC aborted by MOVED or ASK ran nothing. The first transaction goes where the router
    * says, on a connection of that node (ASKING before every later MULTI after an ASK: the slot is
    * being imported there). A later one cannot follow: the chunks that ran are on `node`, and the
-   * slot has moved from under the import, which fails saying so.
+   * slot has moved from under the import, which fails saying so. An EXEC aborted by TRYAGAIN is
+   * sent again where it was, after the backoff.
    */
   private async redirected(error: unknown, node: EndpointNode): Promise<boolean> {
     const cause = error instanceof RespireServerError && error.code === 'EXECABORT' ? error.cause : undefined;
+    if (cause instanceof RespireServerError && cause.code === 'TRYAGAIN') {
+      // A multi-key command of a migrating slot whose keys are split (the RENAME over a key still
+      // on the source): nothing of it ran, and the chunks that did are on this node. The same
+      // transaction goes again on the same connection once the router's backoff passed.
+      return (await redirectedTo(this.settings.redirect, cause, ++this.hops, node)) !== undefined;
+    }
     // A temporary key outside the key's slot would be written on another node and never renamed
     // over the key: its MOVED reaches the caller, nothing written (import-key.ts).
     if (!isRedirect(cause) || (this.options.replace === true && !keepsSlot(this.key))) return false;
