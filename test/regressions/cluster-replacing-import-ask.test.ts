@@ -6,6 +6,9 @@
 // written, though the same transaction succeeds once the migration has moved the key: a TRYAGAIN is
 // followed like the router follows it for any transaction, the same transaction again on the same
 // connection after its backoff.
+// Also: a replacing import that failed after following an ASK deleted its temporary key without
+// ASKING, which the importing node answered MOVED: the chunks stayed there until the key expired
+// (an hour). The DEL now gets ASKING too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RespireClient } from '../../src/index.js';
 import { tagOn } from '../cluster/cluster-support.js';
@@ -50,15 +53,48 @@ describe('Cluster: a replacing import during a slot migration', () => {
           (error: unknown) => error,
         );
       // The RENAME met TRYAGAIN on the target: now the migration moves the old hash over.
-      await waitUntil('the RENAME met TRYAGAIN', async () => (await tryAgains(target!)) > before || 'not yet', {
-        timeoutMs: 10_000,
-        intervalMs: 5,
-      });
+      await waitUntil(
+        'the RENAME met TRYAGAIN',
+        async () => (await tryAgains(target!)) > before || 'not yet',
+        {
+          timeoutMs: 10_000,
+          intervalMs: 5,
+        },
+      );
       await cluster.moveKeys(migration);
       expect(await run).toEqual({ fields: 5, transactions: 3 });
     } finally {
       await cluster.finishMigration(migration);
     }
     expect(await redis.hgetall(`${tag}:h`)).toEqual({ f0: 'v0', f1: 'v1', f2: 'v2', f3: 'v3', f4: 'v4' });
+  });
+
+  it('deletes the temporary key it wrote on the importing node when it fails', async () => {
+    const [source, target] = cluster.primaries;
+    const { tag, slot } = tagOn(cluster, source!, 'replace-ask-fail');
+    await redis.get(`${tag}:warm`);
+    const migration = await cluster.beginMigration(slot, target!);
+    let written: unknown[] = [];
+    try {
+      const entries = async function* () {
+        yield ['f0', 'v0'] as [string, string];
+        yield ['f1', 'v1'] as [string, string];
+        // Read one chunk ahead: the first chunk is on the target, under the temporary key.
+        written = (await cluster.command(target!, ['KEYS', `${tag}*respire-import*`])) as unknown[];
+        throw new Error('the source broke');
+      };
+      const job = redis.importHash(`${tag}:h`, entries(), { chunkFields: 1, replace: true });
+      await expect(job.run()).rejects.toThrow(/reading the entries failed/);
+      expect(written).toHaveLength(1);
+      await waitUntil(
+        'the temporary key deleted',
+        async () =>
+          ((await cluster.command(target!, ['KEYS', `${tag}*respire-import*`])) as unknown[]).length === 0 ||
+          'not yet',
+        { timeoutMs: 5000, intervalMs: 5 },
+      );
+    } finally {
+      await cluster.finishMigration(migration);
+    }
   });
 });

@@ -7,8 +7,8 @@
 // fail, which keeps WAIT from being sent (seed 000: a failed write prevents the acknowledgement).
 import type { RespValue } from '../../resp/types.js';
 import type { Channel } from '../../transport/channel.js';
-import { Command, CommandFlags } from '../../transport/command.js';
-import { type DataRedirect, isRedirect, redirectedTo } from '../node/data-redirect.js';
+import { Command } from '../../transport/command.js';
+import { type DataRedirect, enqueueAsking, isRedirect, redirectedTo } from '../node/data-redirect.js';
 import type { EndpointNode } from '../node/endpoint-node.js';
 
 /** Where the writes ran: the dedicated connection WAIT must follow them on. */
@@ -62,17 +62,7 @@ export async function sendHeldWrites(
  * before it unchecked (the try's admission covers the pair, as for a Cluster ASK).
  */
 function tryOn(channel: Channel, write: Command<unknown>, asking: boolean): Promise<Outcome> {
-  if (asking) {
-    const prefix = new Command(
-      ['ASKING'],
-      CommandFlags.TransactionStep,
-      undefined,
-      undefined,
-      write.timeoutMs,
-    );
-    prefix.promise.catch(ignore);
-    channel.enqueue(prefix as Command<unknown>);
-  }
+  if (asking) enqueueAsking(channel, write.timeoutMs);
   const attempt = new Command<RespValue>(write.args, write.flags, undefined, write.signal, write.timeoutMs);
   channel.enqueue(attempt as Command<unknown>);
   return attempt.promise.then(
@@ -80,5 +70,3 @@ function tryOn(channel: Channel, write: Command<unknown>, asking: boolean): Prom
     (error: unknown) => ({ error }),
   );
 }
-
-function ignore(): void {}

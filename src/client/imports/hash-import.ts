@@ -28,7 +28,7 @@ import type { RandomSource } from '../../util/random.js';
 import type { RedisArgument } from '../commands/caller.js';
 import { borrowUntilAbort } from '../node/borrow-until-abort.js';
 import type { DataRedirect } from '../node/data-redirect.js';
-import { isRedirect, redirectedTo } from '../node/data-redirect.js';
+import { enqueueAsking, isRedirect, redirectedTo } from '../node/data-redirect.js';
 import type { EndpointNode } from '../node/endpoint-node.js';
 import { invalidTimeout, isTimeout } from '../prepare-command.js';
 import { Transaction } from '../transactions/multi.js';
@@ -258,7 +258,9 @@ export class HashImport {
       return;
     }
     // On the import's own connection, after any transaction still in flight there (an abort after
-    // MULTI was written), so that no chunk lands after the DEL.
+    // MULTI was written), so that no chunk lands after the DEL. After an ASK the chunks are on the
+    // slot's importing node, which answers a DEL without ASKING with MOVED.
+    if (this.asking) enqueueAsking(channel, this.timeoutMs);
     const remove = new Command(['DEL', this.target], 0, undefined, undefined, this.timeoutMs);
     channel.enqueue(remove as Command<unknown>);
     const giveBack = (): void => {
