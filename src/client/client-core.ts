@@ -329,7 +329,7 @@ export class ClientCore extends Commander {
       redirect: this.streamSettings.redirect,
       commandTimeout: this.options.commandTimeout,
       place: (writes) => this.router.transactionNode(writes),
-      wrote: (args) => this.cache?.cache.written(args),
+      sending: (write) => this.cache?.cache.sending(write),
       errorSink: this.errorSink,
     });
   }

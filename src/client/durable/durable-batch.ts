@@ -39,8 +39,11 @@ export interface DurableSettings {
   /** The node the writes' keys belong to, or the error that fails them all (CROSSSLOT). */
   readonly place: (writes: readonly Command<unknown>[]) => EndpointNode | Error;
   readonly errorSink: ((error: unknown) => void) | undefined;
-  /** Drops what a write may have changed from the client-side cache (the writes skip its path). */
-  readonly wrote: (args: readonly RespArgument[]) => void;
+  /**
+   * Read your writes (the writes skip the client's send path): drops what a write may change from
+   * the client-side cache before it is sent, and again when it settles, before its caller hears.
+   */
+  readonly sending: (write: Command<unknown>) => void;
   /** A key-prefixed view's prefix, given to every write's keys (key-prefix.ts). */
   readonly prefix: string | Buffer | undefined;
   /** Cluster: where a MOVED or ASK sends writes none of which ran (node/data-redirect.ts). */
@@ -113,8 +116,6 @@ export class DurableBatch extends Commander {
     if (writes.length === 0) return reportOf([], [], undefined, this.options);
     const sent = await this.sending;
     const outcomes = await Promise.all(writes.map(settledOutcome));
-    // Read your writes: by the time the report is out, what the writes changed has left the cache.
-    for (const write of writes) this.settings.wrote(write.args);
     let acknowledgement: Acknowledgement | Error;
     if (failures.length !== 0 || sent === undefined) {
       const failed = failures[0];
@@ -149,6 +150,8 @@ export class DurableBatch extends Commander {
       for (const write of live) write.reject(node);
       return undefined;
     }
+    // Each write's own promise may be awaited before execute() resolves: it must read its write.
+    for (const write of live) this.settings.sending(write);
     try {
       const channel = await node.lender.acquire();
       const redirect = this.settings.redirect;
