@@ -180,6 +180,17 @@ export class HashImport {
         asking: this.asking,
       });
       if (chunk !== undefined) tx.send(['HSET', this.target, ...chunk]);
+      // Cluster: a temporary key that cannot be in the key's slot (import-key.ts) makes the final
+      // RENAME fail; naming both keys has the server refuse the first transaction instead (MOVED,
+      // or CROSSSLOT when the other slot is on the same node), before any chunk is written.
+      if (
+        replace &&
+        chunk !== undefined &&
+        this.transactions === 0 &&
+        this.settings.redirect !== undefined &&
+        !keepsSlot(this.key)
+      )
+        tx.send(['TOUCH', this.target, this.key]);
       if (replace && last) {
         if (chunk === undefined) tx.send(['DEL', this.key]);
         else {

@@ -12,7 +12,8 @@ const CLOSE = 0x7d;
  * `key` and a random suffix, keeping the key's slot: a key with a hash tag keeps it as it is; one
  * without a `}` becomes the hash tag of the temporary key. A key with a `}` but no hash tag has no
  * such name: its temporary key is in another slot, and in Cluster mode the server refuses the
- * import's first transaction (EXECABORT after MOVED), so nothing is written.
+ * import's first transaction (EXECABORT after MOVED or CROSSSLOT: hash-import.ts names both keys
+ * in it), so nothing is written.
  *
  * `prefix` is a key-prefixed view's (`key` starts with it): the temporary key starts with it too
  * (`app:{app:users}:respire-import:…`, in the slot of `app:users`), so that it stays in the view's
