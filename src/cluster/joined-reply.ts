@@ -40,9 +40,14 @@ export class JoinedReply implements SettleObserver {
    * a MOVED among them still patches the map.)
    */
   rejectedBefore(nodeOf: (part: Command<unknown>, index: number) => EndpointNode | Error): boolean {
+    // Parts counted per node: a half-open node admits only as many as it has free probe slots.
+    const ahead = new Map<EndpointNode, number>();
     for (const [i, part] of this.parts.entries()) {
       const node = nodeOf(part, i);
-      const refusal = node instanceof Error ? undefined : node.gate?.rejectWhenQueued(part);
+      if (node instanceof Error) continue;
+      const count = ahead.get(node) ?? 0;
+      ahead.set(node, count + 1);
+      const refusal = node.gate?.rejectAmong(part, count);
       if (refusal === undefined) continue;
       this.origin.reject(refusal);
       return true;
