@@ -344,9 +344,10 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
         (replies) => aggregateReplies(spec?.responsePolicy, replies),
       );
       traceCommand(command, this.options.endpoint, this.options.clock);
-      joined.parts.forEach((part, i) => {
-        this.write(part, this.nodes.at(targets[i]!), 0, false);
-      });
+      // A part its node's circuit rejects: rejected whole, no part sent (FLUSHALL: joined-reply.ts).
+      const nodes = targets.map((target) => this.nodes.at(target));
+      if (joined.rejectedBefore((_, i) => nodes[i]!)) return;
+      for (const [i, part] of joined.parts.entries()) this.write(part, nodes[i]!, 0, false);
       return;
     }
     const node = this.anyPrimary();

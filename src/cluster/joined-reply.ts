@@ -36,8 +36,8 @@ export class JoinedReply implements SettleObserver {
   /**
    * Rejects the caller's command, sending no part, when the circuit of a part's node (`nodeOf`)
    * rejects that part now: a rejection says nothing was sent (seed 000), and the other parts of an
-   * MSET or DEL would be written. True when it did. (A read's other parts are sent: harmless, and
-   * a MOVED among them still patches the map.)
+   * MSET, a DEL or a fanned-out FLUSHALL would be written. True when it did. (A split read's other
+   * parts are sent: harmless, and a MOVED among them still patches the map.)
    */
   rejectedBefore(nodeOf: (part: Command<unknown>, index: number) => EndpointNode | Error): boolean {
     // Parts counted per node: a half-open node admits only as many as it has free probe slots.
