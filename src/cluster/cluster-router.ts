@@ -51,6 +51,7 @@ import { type SplitCommand, slotOrSplit } from './split-command.js';
 import { type ClusterNode, type ClusterTopology, UNASSIGNED } from './topology.js';
 import { TopologyRefresher } from './topology-refresher.js';
 import { type TopologyView, TopologyViews } from './topology-view.js';
+import { keylessTarget } from './waiting-keyless.js';
 
 export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private readonly nodes: ClusterNodes;
@@ -460,12 +461,12 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     return node.main.current === undefined && node.circuit?.state === 'open' && this.primaries().length > 1;
   }
 
-  /** AttemptRouter: a waiting attempt's node by the current map (keyless: any primary if its own left). */
+  /** AttemptRouter: a waiting attempt's node by the current map (keyless ones: waiting-keyless.ts). */
   nodeFor(attempt: ClusterAttempt, waitingOn: EndpointNode): EndpointNode {
     const slot = commandSlot(attempt.origin.args);
-    const key = endpointKey(waitingOn.endpoint);
-    const stays = slot < 0 && this.primaries().some((primary) => primary.key === key);
-    const node = stays ? waitingOn : slot < 0 ? this.anyPrimary() : this.nodeForSlot(slot, attempt.origin);
+    const keyless = slot < 0 ? keylessTarget(attempt.origin, waitingOn, this.topology) : 'any';
+    if (keyless !== 'any') return keyless === undefined ? waitingOn : this.nodes.at(keyless);
+    const node = slot < 0 ? this.anyPrimary() : this.nodeForSlot(slot, attempt.origin);
     return node instanceof Error ? waitingOn : node;
   }
 
