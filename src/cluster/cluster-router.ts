@@ -13,7 +13,7 @@ import { endpointKey } from '../client/endpoint.js';
 import type { ClientCircuit } from '../client/node/circuit-gate.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { ResolvedOptions } from '../client/options.js';
-import type { PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
+import type { SubscriptionKind } from '../client/pubsub/subscriber.js';
 import { readsFromReplica } from '../client/replica-reads.js';
 import type { Router } from '../client/router.js';
 import type { RedirectPause, TransactionPlacer } from '../client/transactions/transaction-run.js';
@@ -46,7 +46,7 @@ import { keySlot } from './key-slot.js';
 import { withMovedSlot } from './moved-slot.js';
 import { type ClusterRedirect, clusterRedirectOf } from './redirect.js';
 import { RedirectBackoff } from './redirect-backoff.js';
-import { moveFailedShardChannels } from './shard-subscriptions.js';
+import { followDroppedShardChannel, moveFailedShardChannels } from './shard-subscriptions.js';
 import { type SplitCommand, slotOrSplit } from './split-command.js';
 import { type ClusterNode, type ClusterTopology, UNASSIGNED } from './topology.js';
 import { TopologyRefresher } from './topology-refresher.js';
@@ -91,7 +91,10 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
         this.refresher.requestRefresh();
         this.classic.failed(node);
       },
-      (channel, listeners) => this.moveShardChannel(channel, listeners),
+      (from, channel, listeners) =>
+        followDroppedShardChannel(from, channel, listeners, this.refresher.requestRefresh(), () =>
+          this.closed ? undefined : this.subscriberNode('shard', [channel]),
+        ),
     );
   }
 
@@ -428,24 +431,6 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   }
 
   /**
-   * The server dropped a shard channel: its slot moved (PROTOCOL.md §2.4). Once the topology says
-   * where, its listeners are subscribed on the new owner; a failure goes to `onPubSubError`.
-   */
-  private readonly moveShardChannel = (channel: string, listeners: ReadonlySet<PubSubListener>): void => {
-    this.refresher
-      .requestRefresh()
-      .then(() => {
-        if (this.closed) return;
-        const node = this.subscriberNode('shard', [channel]);
-        if (node instanceof Error) throw node;
-        return Promise.all(
-          [...listeners].map((listener) => node.subscriber.subscribe('shard', channel, listener)),
-        );
-      })
-      .catch(ignore);
-  };
-
-  /**
    * For classic subscriptions: the first online primary other than `avoid`, one whose circuit is
    * not open if there is one (a rejected SUBSCRIBE would hold nothing).
    */
@@ -495,5 +480,3 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     });
   }
 }
-
-function ignore(): void {}
