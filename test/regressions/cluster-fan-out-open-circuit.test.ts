@@ -6,15 +6,14 @@
 // this (cluster-split-write-open-circuit.test.ts); the fan-out had not. Now a fan-out with a part
 // its node's circuit rejects is rejected whole before any part is sent.
 import { describe, expect, it } from 'vitest';
-import { RespireCircuitOpenError, RespireTimeoutError } from '../../src/index.js';
+import { RespireCircuitOpenError } from '../../src/index.js';
 import { outcome, tagOn, useProxiedClients } from '../cluster/cluster-support.js';
 import type { ClusterNode } from '../kit/redis-cluster.js';
 import { useRedisCluster } from '../kit/vitest-redis.js';
+import { openCircuitOf, TRIP_AFTER_THREE } from './cluster-circuit-support.js';
 
 const cluster = useRedisCluster();
-/** Trips after 3 failures; stays open for the test. */
-const BREAKER = { minimumFailureCount: 3, failureRateThreshold: 0.5, openDuration: 60_000 };
-const kit = useProxiedClients(cluster, { commandTimeout: 300, circuitBreaker: BREAKER });
+const kit = useProxiedClients(cluster, { commandTimeout: 300, circuitBreaker: TRIP_AFTER_THREE });
 
 describe('a FLUSHALL fanned out to every primary, one of whose circuits is open', () => {
   it('is rejected whole: no primary is flushed', async () => {
@@ -23,12 +22,7 @@ describe('a FLUSHALL fanned out to every primary, one of whose circuits is open'
     const onSick = `${tagOn(cluster, sick, 'fan').tag}:a`;
     const onWell = `${tagOn(cluster, well, 'fan').tag}:b`;
     await redis.mset({ [onSick]: 'sick', [onWell]: 'well' });
-    const proxy = kit.proxied.proxyOf(sick);
-    await proxy.setMode('blackhole');
-    const failures = await Promise.all([0, 1, 2].map(() => outcome(redis.get(onSick))));
-    for (const failure of failures) expect(failure).toBeInstanceOf(RespireTimeoutError);
-    await proxy.setMode('pass');
-    expect(redis.circuitOf(kit.proxied.dialled(sick))?.state).toBe('open');
+    await openCircuitOf(kit, redis, sick, onSick);
 
     const error = await outcome(redis.send(['FLUSHALL']));
     expect(error).toBeInstanceOf(RespireCircuitOpenError);

@@ -5,10 +5,10 @@
 // for) failed with RespireCircuitOpenError though any primary could answer them. Now the turn skips
 // a primary whose circuit is open while another one's is not (as classic subscriptions do).
 import { describe, expect, it } from 'vitest';
-import { RespireTimeoutError } from '../../src/index.js';
 import { outcome, tagOn, useProxiedClients } from '../cluster/cluster-support.js';
 import type { ClusterNode } from '../kit/redis-cluster.js';
 import { useRedisCluster } from '../kit/vitest-redis.js';
+import { openCircuitOf } from './cluster-circuit-support.js';
 
 const cluster = useRedisCluster();
 /** Trips after 3 failures (a quarter of the node's outcomes); stays open for the test. */
@@ -24,12 +24,7 @@ describe('keyless commands with one primary’s circuit open', () => {
     // Every primary's node made and connected: keyless commands take turns over the primaries.
     await Promise.all(Array.from({ length: count }, (_, i) => redis.send(['ECHO', `warm${i}`])));
     await redis.set(onSick, 'x');
-    const proxy = kit.proxied.proxyOf(sick);
-    await proxy.setMode('blackhole');
-    const failures = await Promise.all([0, 1, 2].map(() => outcome(redis.get(onSick))));
-    for (const failure of failures) expect(failure).toBeInstanceOf(RespireTimeoutError);
-    await proxy.setMode('pass');
-    expect(redis.circuitOf(kit.proxied.dialled(sick))?.state).toBe('open');
+    await openCircuitOf(kit, redis, sick, onSick);
 
     const echoes = await Promise.all(
       Array.from({ length: count }, (_, i) => outcome(redis.send(['ECHO', `e${i}`]))),

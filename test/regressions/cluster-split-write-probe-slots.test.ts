@@ -7,10 +7,11 @@
 // written. Now the check counts the parts per node: more parts than free probe slots reject the
 // split whole, before any part is sent.
 import { describe, expect, it } from 'vitest';
-import { RespireCircuitOpenError, RespireTimeoutError } from '../../src/index.js';
+import { RespireCircuitOpenError } from '../../src/index.js';
 import { outcome, tagOn, useProxiedClients } from '../cluster/cluster-support.js';
 import type { ClusterNode } from '../kit/redis-cluster.js';
 import { useRedisCluster } from '../kit/vitest-redis.js';
+import { openCircuitOf } from './cluster-circuit-support.js';
 
 const cluster = useRedisCluster();
 const OPEN_MS = 60_000;
@@ -32,12 +33,7 @@ describe('a split write with more parts for a half-open node than it has probe s
     const onSickB = `${second.tag}:b`;
     const onWell = `${tagOn(cluster, well, 'probeW').tag}:c`;
     await redis.mset({ [onSickA]: 'old', [onSickB]: 'old', [onWell]: 'old' });
-    const proxy = kit.proxied.proxyOf(sick);
-    await proxy.setMode('blackhole');
-    const failures = await Promise.all([0, 1, 2].map(() => outcome(redis.get(onSickA))));
-    for (const failure of failures) expect(failure).toBeInstanceOf(RespireTimeoutError);
-    await proxy.setMode('pass');
-    expect(redis.circuitOf(kit.proxied.dialled(sick))?.state).toBe('open');
+    await openCircuitOf(kit, redis, sick, onSickA);
     // The open interval passes: the next admission is the one probe of the half-open round.
     skew += OPEN_MS + 1;
 
