@@ -38,8 +38,12 @@ export class ClusterNodes {
     readFrom: ReadFrom,
     /** Told when a node's connection is lost or does not come back: its slots may have moved. */
     private readonly onReconnecting: (node: EndpointNode) => void,
-    /** The server dropped a shard channel (its slot moved): subscribe it on the new owner. */
-    private readonly onShardChannelDropped: (channel: string, listeners: ReadonlySet<PubSubListener>) => void,
+    /** The server dropped a shard channel on `from` (its slot moved): subscribe it on the new owner. */
+    private readonly onShardChannelDropped: (
+      from: EndpointNode,
+      channel: string,
+      listeners: ReadonlySet<PubSubListener>,
+    ) => void,
   ) {
     this.readOnlySetup = readFrom === 'primary' ? undefined : [['READONLY']];
   }
@@ -53,7 +57,7 @@ export class ClusterNodes {
         onReconnecting: () => this.onReconnecting(made),
         // PROTOCOL.md §5: an SMIGRATED notification moved slots; the same rate-limited refresh.
         onSlotsMigrated: () => this.onReconnecting(made),
-        onShardChannelDropped: this.onShardChannelDropped,
+        onShardChannelDropped: (channel, listeners) => this.onShardChannelDropped(made, channel, listeners),
       });
       node = made;
       this.nodes.set(address.key, node);

@@ -13,7 +13,7 @@ import { endpointKey } from '../client/endpoint.js';
 import type { ClientCircuit } from '../client/node/circuit-gate.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { ResolvedOptions } from '../client/options.js';
-import type { PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
+import type { SubscriptionKind } from '../client/pubsub/subscriber.js';
 import { readsFromReplica } from '../client/replica-reads.js';
 import type { Router } from '../client/router.js';
 import type { RedirectPause, TransactionPlacer } from '../client/transactions/transaction-run.js';
@@ -46,11 +46,12 @@ import { keySlot } from './key-slot.js';
 import { withMovedSlot } from './moved-slot.js';
 import { type ClusterRedirect, clusterRedirectOf } from './redirect.js';
 import { RedirectBackoff } from './redirect-backoff.js';
-import { moveFailedShardChannels } from './shard-subscriptions.js';
+import { followDroppedShardChannel, moveFailedShardChannels } from './shard-subscriptions.js';
 import { type SplitCommand, slotOrSplit } from './split-command.js';
 import { type ClusterNode, type ClusterTopology, UNASSIGNED } from './topology.js';
 import { TopologyRefresher } from './topology-refresher.js';
 import { type TopologyView, TopologyViews } from './topology-view.js';
+import { keylessTarget } from './waiting-keyless.js';
 
 export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private readonly nodes: ClusterNodes;
@@ -90,7 +91,10 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
         this.refresher.requestRefresh();
         this.classic.failed(node);
       },
-      (channel, listeners) => this.moveShardChannel(channel, listeners),
+      (from, channel, listeners) =>
+        followDroppedShardChannel(from, channel, listeners, this.refresher.requestRefresh(), () =>
+          this.closed ? undefined : this.subscriberNode('shard', [channel]),
+        ),
     );
   }
 
@@ -344,9 +348,10 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
         (replies) => aggregateReplies(spec?.responsePolicy, replies),
       );
       traceCommand(command, this.options.endpoint, this.options.clock);
-      joined.parts.forEach((part, i) => {
-        this.write(part, this.nodes.at(targets[i]!), 0, false);
-      });
+      // A part its node's circuit rejects: rejected whole, no part sent (FLUSHALL: joined-reply.ts).
+      const nodes = targets.map((target) => this.nodes.at(target));
+      if (joined.rejectedBefore((_, i) => nodes[i]!)) return;
+      for (const [i, part] of joined.parts.entries()) this.write(part, nodes[i]!, 0, false);
       return;
     }
     const node = this.anyPrimary();
@@ -426,24 +431,6 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   }
 
   /**
-   * The server dropped a shard channel: its slot moved (PROTOCOL.md §2.4). Once the topology says
-   * where, its listeners are subscribed on the new owner; a failure goes to `onPubSubError`.
-   */
-  private readonly moveShardChannel = (channel: string, listeners: ReadonlySet<PubSubListener>): void => {
-    this.refresher
-      .requestRefresh()
-      .then(() => {
-        if (this.closed) return;
-        const node = this.subscriberNode('shard', [channel]);
-        if (node instanceof Error) throw node;
-        return Promise.all(
-          [...listeners].map((listener) => node.subscriber.subscribe('shard', channel, listener)),
-        );
-      })
-      .catch(ignore);
-  };
-
-  /**
    * For classic subscriptions: the first online primary other than `avoid`, one whose circuit is
    * not open if there is one (a rejected SUBSCRIBE would hold nothing).
    */
@@ -459,12 +446,12 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     return node.main.current === undefined && node.circuit?.state === 'open' && this.primaries().length > 1;
   }
 
-  /** AttemptRouter: a waiting attempt's node by the current map (keyless: any primary if its own left). */
+  /** AttemptRouter: a waiting attempt's node by the current map (keyless ones: waiting-keyless.ts). */
   nodeFor(attempt: ClusterAttempt, waitingOn: EndpointNode): EndpointNode {
     const slot = commandSlot(attempt.origin.args);
-    const key = endpointKey(waitingOn.endpoint);
-    const stays = slot < 0 && this.primaries().some((primary) => primary.key === key);
-    const node = stays ? waitingOn : slot < 0 ? this.anyPrimary() : this.nodeForSlot(slot, attempt.origin);
+    const keyless = slot < 0 ? keylessTarget(attempt.origin, waitingOn, this.topology) : 'any';
+    if (keyless !== 'any') return keyless === undefined ? waitingOn : this.nodes.at(keyless);
+    const node = slot < 0 ? this.anyPrimary() : this.nodeForSlot(slot, attempt.origin);
     return node instanceof Error ? waitingOn : node;
   }
 
@@ -493,5 +480,3 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     });
   }
 }
-
-function ignore(): void {}

@@ -34,15 +34,24 @@ export class JoinedReply implements SettleObserver {
   readonly parts: readonly Command<unknown>[];
 
   /**
-   * Rejects the caller's command, sending no part, when the circuit of a part's node (`nodeOf`)
-   * rejects that part now: a rejection says nothing was sent (seed 000), and the other parts of an
-   * MSET or DEL would be written. True when it did. (A read's other parts are sent: harmless, and
-   * a MOVED among them still patches the map.)
+   * Rejects the caller's command, sending no part, when a part has no node (`nodeOf`'s error) or
+   * its node's circuit rejects it now: a rejection says nothing was sent (seed 000), and the other
+   * parts of an MSET, a DEL or a fanned-out FLUSHALL would be written. True when it did. (A split
+   * read's other parts are sent: harmless, and a MOVED among them still patches the map.)
    */
   rejectedBefore(nodeOf: (part: Command<unknown>, index: number) => EndpointNode | Error): boolean {
+    // Parts counted per node: a half-open node admits only as many as it has free probe slots.
+    const ahead = new Map<EndpointNode, number>();
     for (const [i, part] of this.parts.entries()) {
       const node = nodeOf(part, i);
-      const refusal = node instanceof Error ? undefined : node.gate?.rejectWhenQueued(part);
+      // No node to send it to (an unserved slot: CLUSTERDOWN): as unsent as a circuit's rejection.
+      let refusal: Error | undefined;
+      if (node instanceof Error) refusal = node;
+      else {
+        const count = ahead.get(node) ?? 0;
+        ahead.set(node, count + 1);
+        refusal = node.gate?.rejectAmong(part, count);
+      }
       if (refusal === undefined) continue;
       this.origin.reject(refusal);
       return true;

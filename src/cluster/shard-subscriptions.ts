@@ -6,6 +6,7 @@
 // (client/pubsub/move-subscriptions.ts).
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import { moveSubscriptions } from '../client/pubsub/move-subscriptions.js';
+import type { PubSubListener } from '../client/pubsub/subscriber.js';
 
 /**
  * For each node of `nodes` that `online` says failed: its confirmed shard channels whose slot
@@ -33,4 +34,34 @@ export function moveFailedShardChannels(
       (_, name) => owners.get(name)!,
     );
   }
+}
+
+/**
+ * The server dropped a shard channel on `from`: its slot moved (PROTOCOL.md §2.4). Once `refreshed`
+ * (the topology says where), its listeners are subscribed on the slot's owner by `owner`
+ * (undefined: the client closed). What cannot be made again (no owner, the subscribe refused) is
+ * told to `onPubSubError` as a failed restore, as moveSubscriptions does: the listeners are no
+ * longer subscribed anywhere, and nobody's promise says so.
+ */
+export function followDroppedShardChannel(
+  from: EndpointNode,
+  channel: string,
+  listeners: ReadonlySet<PubSubListener>,
+  refreshed: Promise<void>,
+  owner: () => EndpointNode | Error | undefined,
+): void {
+  const event = { source: 'restore', kind: 'shard', names: [channel] } as const;
+  refreshed.then(() => {
+    const node = owner();
+    if (node === undefined) return;
+    if (node instanceof Error) {
+      from.subscriber.report(node, event);
+      return;
+    }
+    const entries = [{ names: [channel], listeners: [...listeners] }];
+    node.subscriber.subscribeAll('shard', entries).catch((error: unknown) => {
+      // Closing meanwhile failed it: nothing was lost that the caller did not end.
+      if (!node.subscriber.isClosed()) node.subscriber.report(error, event);
+    });
+  });
 }

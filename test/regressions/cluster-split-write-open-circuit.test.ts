@@ -5,15 +5,14 @@
 // deleted the healthy node's keys, an MSET set them). Now such a split is rejected whole, before
 // any part is sent; the healthy node's keys are untouched.
 import { describe, expect, it } from 'vitest';
-import { RespireCircuitOpenError, RespireTimeoutError } from '../../src/index.js';
+import { RespireCircuitOpenError } from '../../src/index.js';
 import { outcome, tagOn, useProxiedClients } from '../cluster/cluster-support.js';
 import type { ClusterNode } from '../kit/redis-cluster.js';
 import { useRedisCluster } from '../kit/vitest-redis.js';
+import { openCircuitOf, TRIP_AFTER_THREE } from './cluster-circuit-support.js';
 
 const cluster = useRedisCluster();
-/** Trips after 3 failures; stays open for the test. */
-const BREAKER = { minimumFailureCount: 3, failureRateThreshold: 0.5, openDuration: 60_000 };
-const kit = useProxiedClients(cluster, { commandTimeout: 300, circuitBreaker: BREAKER });
+const kit = useProxiedClients(cluster, { commandTimeout: 300, circuitBreaker: TRIP_AFTER_THREE });
 
 describe('a split write with a part for a node whose circuit is open', () => {
   it('is rejected whole: no part is sent, the healthy node’s keys stay as they were', async () => {
@@ -23,12 +22,7 @@ describe('a split write with a part for a node whose circuit is open', () => {
     const onWell = `${tagOn(cluster, well, 'split').tag}:b`;
     await redis.mset({ [onSick]: 'sick', [onWell]: 'well' });
     // Three reads time out on the black-holed node: its circuit opens.
-    const proxy = kit.proxied.proxyOf(sick);
-    await proxy.setMode('blackhole');
-    const failures = await Promise.all([0, 1, 2].map(() => outcome(redis.get(onSick))));
-    for (const failure of failures) expect(failure).toBeInstanceOf(RespireTimeoutError);
-    await proxy.setMode('pass');
-    expect(redis.circuitOf(kit.proxied.dialled(sick))?.state).toBe('open');
+    await openCircuitOf(kit, redis, sick, onSick);
 
     const writes: (() => Promise<unknown>)[] = [
       () => redis.del([onWell, onSick]),

@@ -108,6 +108,7 @@ export class CircuitGate implements AdmissionGate {
   private disposed = false;
   private readonly telemetry: CircuitTelemetry;
   private readonly probeBoundMs: number;
+  private readonly probeCount: number;
   /** The clock the probe bounds run on. */
   private readonly clock: Clock;
   /** Probes without a reply deadline, with the timer that ends their hold on a slot. */
@@ -125,6 +126,7 @@ export class CircuitGate implements AdmissionGate {
     this.clock = options.clock;
     this.probeBoundMs =
       options.commandTimeout > 0 ? options.commandTimeout : options.circuitBreaker.openDuration;
+    this.probeCount = options.circuitBreaker.halfOpenProbeCount;
     this.lease();
     const gate = this;
     this.circuit = {
@@ -252,6 +254,23 @@ export class CircuitGate implements AdmissionGate {
     this.freshTime();
     const code = breaker.check();
     return code < 0 ? this.rejection(code) : undefined;
+  }
+
+  /**
+   * `rejectWhenQueued` for a command checked after `ahead` others bound for this endpoint, none
+   * taking anything (a split write, joined-reply.ts): outside `closed` each would be a probe, so
+   * one past the free probe slots is rejected now, not after the others were written (seed 000).
+   */
+  rejectAmong(command: Command<unknown>, ahead: number): Error | undefined {
+    const refusal = this.rejectWhenQueued(command);
+    const breaker = this.breaker;
+    if (refusal !== undefined || ahead === 0 || breaker === undefined || breaker.state === 'closed')
+      return refusal;
+    if ((command.flags & UNCHECKED) !== 0) return undefined;
+    const { probesInFlight, probeSuccesses } = breaker.snapshot();
+    return ahead < this.probeCount - probesInFlight - probeSuccesses
+      ? undefined
+      : this.rejection(AdmitRejection.ProbesFull);
   }
 
   /** No connection came in time: a failure, unless the circuit rejects it first (seed 000). */
