@@ -28,6 +28,8 @@ export class MaintenanceWindows {
   /** Open windows: seq → backstop expiry (clock ms). */
   private readonly open = new Map<number, number>();
   private readonly seen = new Set<string>();
+  /** MOVING handoffs under way, by seq. */
+  private readonly handoffs = new Map<number, number>();
   /** Where the endpoint's new connections go after a MOVING. */
   readonly moved: MovedEndpoint;
 
@@ -65,8 +67,23 @@ export class MaintenanceWindows {
     for (const open of this.open.keys()) if (open <= seq) this.open.delete(open);
   }
 
-  /** Closes the window of `seq` alone: a MOVING handoff's, whose end is no end of earlier windows. */
-  close(seq: number): void {
+  /** A MOVING's handoff of one of the endpoint's connections (maintenance.ts) is under way. */
+  handoffStarted(seq: number): void {
+    this.handoffs.set(seq, (this.handoffs.get(seq) ?? 0) + 1);
+  }
+
+  /**
+   * A MOVING's handoff is done: the last of them (the shared pipeline's and the tracking
+   * connection's) closes the window of `seq` alone, whose end is no end of earlier windows. An
+   * earlier one must not: the others still wait for replies on their old sockets (§5 item 2).
+   */
+  handoffDone(seq: number): void {
+    const left = (this.handoffs.get(seq) ?? 1) - 1;
+    if (left > 0) {
+      this.handoffs.set(seq, left);
+      return;
+    }
+    this.handoffs.delete(seq);
     this.open.delete(seq);
   }
 

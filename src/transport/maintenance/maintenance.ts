@@ -51,10 +51,11 @@ export class Maintenance {
     this.handoff?.overtake();
     const handoff = new Handoff(channel, notification, this.windows);
     this.handoff = handoff;
+    this.windows.handoffStarted(seq);
     handoff.run().finally(() => {
       if (this.handoff === handoff) this.handoff = undefined;
       // Its own window only: a MIGRATING still open (an earlier seq) has not ended (§5 item 1).
-      this.windows.close(seq);
+      this.windows.handoffDone(seq);
     });
     return true;
   }
