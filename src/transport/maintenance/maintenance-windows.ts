@@ -51,13 +51,18 @@ export class MaintenanceWindows {
     if (this.seen.has(key)) return false;
     this.seen.add(key);
     if (this.seen.size > SEEN_LIMIT) this.seen.delete(this.seen.values().next().value!);
-    if (notification.kind === 'start') this.start(notification.seq, notification.timeS);
-    else this.end(notification.seq);
+    const { seq } = notification;
+    if (notification.kind === 'end') this.end(seq);
+    // A MOVING no handoff holds (seen only on connections not handed over): its endpoint is gone
+    // by its announced time, and so is the need to relax; nothing else would end its window.
+    else if (notification.type === 'MOVING' && !this.handoffs.has(seq))
+      this.open.set(seq, this.clock.now() + notification.timeS * 1000);
+    else this.start(seq, notification.timeS);
     return true;
   }
 
-  /** Opens the window of `seq` (a MOVING handoff opens one too, and closes it when it is done). */
-  start(seq: number, timeS: number): void {
+  /** Opens the window of `seq`, until its end or its backstop. */
+  private start(seq: number, timeS: number): void {
     const lengthMs = Math.max(timeS * 1000, this.relaxedTimeoutMs);
     this.open.set(seq, this.clock.now() + BACKSTOP_FACTOR * lengthMs);
   }
@@ -67,9 +72,13 @@ export class MaintenanceWindows {
     for (const open of this.open.keys()) if (open <= seq) this.open.delete(open);
   }
 
-  /** A MOVING's handoff of one of the endpoint's connections (maintenance.ts) is under way. */
-  handoffStarted(seq: number): void {
+  /**
+   * A MOVING's handoff of one of the endpoint's connections (maintenance.ts) is under way: its
+   * window stays open until the last handoff is done, or its backstop.
+   */
+  handoffStarted(seq: number, timeS: number): void {
     this.handoffs.set(seq, (this.handoffs.get(seq) ?? 0) + 1);
+    if (this.open.has(seq)) this.start(seq, timeS);
   }
 
   /**

@@ -51,7 +51,7 @@ export class Maintenance {
     this.handoff?.overtake();
     const handoff = new Handoff(channel, notification, this.windows);
     this.handoff = handoff;
-    this.windows.handoffStarted(seq);
+    this.windows.handoffStarted(seq, timeS);
     handoff.run().finally(() => {
       if (this.handoff === handoff) this.handoff = undefined;
       // Its own window only: a MIGRATING still open (an earlier seq) has not ended (§5 item 1).
