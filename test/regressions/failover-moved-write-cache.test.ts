@@ -92,12 +92,12 @@ it.each(WRITES)("%s moved by a switch drops its keys from the new member's cache
   // East's connections stop writing (handed over to an endpoint that never answers): the write
   // waits. Each of them once set up: the member's and the probe client's shared and tracking ones.
   await waitUntil('four connections set up', async () => (await setUp(east)) === 4 || 'not yet', {
-    timeoutMs: 3_000,
+    timeoutMs: 10_000,
     intervalMs: 5,
   });
   await sendAll(east, push('MOVING', 1, 30, `${hanging.host}:${hanging.port}`));
   await waitUntil('the handoffs under way', async () => hanging.connectionCount >= 4 || 'not yet', {
-    timeoutMs: 3_000,
+    timeoutMs: 10_000,
     intervalMs: 5,
   });
   const write = writeK(group);
