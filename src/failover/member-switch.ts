@@ -10,7 +10,8 @@
 // of which is written (or whose EXEC a TRYAGAIN aborted) moves whole, steps in order, to where the
 // new member puts its keys (its parts are never split across members or routed one by one). A
 // cache miss that moves is answered by the new member but not stored in the old member's cache,
-// which only that member's connections invalidate.
+// which only that member's connections invalidate; a write that moves drops its keys from the new
+// member's cache, as the group client's writes do from the active member's.
 // WATCH sessions of the old member end with an error saying why, and so do a WATCH, a durability
 // batch or a stream still borrowing a connection there; subscribes still waiting for the old
 // member's subscriber connection are made on the new member instead; confirmed subscriptions are made
@@ -48,22 +49,27 @@ export function handOver(
     `the failover group switched from ${fromName} to ${to.name} while a connection was being borrowed on ${fromName}: nothing was sent; try again`,
     { endpoint: from.endpoint, written: false },
   );
+  // A transaction moves whole to the active member, `target` (moveTo says why its cache is told).
+  const place: TransactionPlacer = (entries) => {
+    for (const entry of entries) target.memberCache?.cache.sending(entry);
+    return placeTransaction(entries);
+  };
   // Waiting out a Cluster backoff (answered TRYAGAIN or CLUSTERDOWN: nothing of it ran).
-  for (const command of from.memberRouter.takeHeld?.(placeTransaction) ?? []) router.send(uncovered(command));
+  for (const command of from.memberRouter.takeHeld?.(place) ?? []) moveTo(target, uncovered(command));
   // A blocking command waiting for its connection goes once the wait ends: to the member active
   // then (a later switch may have changed it; back on `from`, keepBlocking keeps it there).
   const forward = (command: Command<unknown>) =>
-    (laterTarget()?.client?.memberRouter ?? router).send(callerCommand(command));
+    moveTo(laterTarget()?.client ?? target, callerCommand(command));
   for (const node of target.nodes) node.keepBlocking();
   for (const node of from.nodes) {
     for (const command of node.main.takeUnwritten(outsideTransaction)) {
       // An ASK's ASKING goes with its attempt: the caller's command moves once, without it.
       if (command instanceof AskingPrefix) command.resolve(null);
-      else router.send(callerCommand(command));
+      else moveTo(target, callerCommand(command));
     }
     node.moveHeldBlocking(forward);
     node.leave(left);
-    node.transactions.moveUnwritten(node.main, placeTransaction);
+    node.transactions.moveUnwritten(node.main, place);
     node.sessions.endAll(ended);
   }
   moveSubscriptions(from, target, to.name, report);
@@ -83,6 +89,16 @@ export function handOver(
     const later = laterTarget();
     if (later?.client !== undefined) moveSubscriptions(from, later.client, later.name, report);
   });
+}
+
+/**
+ * Read your writes on the member a command moves to, as on the one it leaves (client-core.ts
+ * `route`): what it may write leaves that member's cache as it is sent and as it settles, before
+ * the member's tracking connection says so (its invalidation can come after the write's reply).
+ */
+function moveTo(member: MemberClient, command: Command<unknown>): void {
+  member.memberCache?.cache.sending(command);
+  member.memberRouter.send(command);
 }
 
 /**

@@ -30,8 +30,11 @@ export interface ChannelOptions extends ConnectionSettings {
    * `written: false`.
    */
   writeFirst?: ((connection: Connection) => readonly Command<unknown>[]) | undefined;
-  /** A connection of this channel ended; `error` is undefined when the client closed it. */
-  onDisconnect?: ((error: RespireError | undefined) => void) | undefined;
+  /**
+   * A connection of this channel ended; `error` is undefined when the client closed it. `replaced`:
+   * it was no longer the channel's connection (a MOVING handoff's old one, QUIT after the swap).
+   */
+  onDisconnect?: ((error: RespireError | undefined, replaced: boolean) => void) | undefined;
   /** A reconnect attempt is scheduled `delayMs` from now. */
   onReconnectScheduled?: ((attempt: number, delayMs: number, cause: RespireError) => void) | undefined;
 }

@@ -345,7 +345,7 @@ export class Channel implements HandoffChannel {
           endedEarly = error ?? new RespireConnectionError('connection closed', { endpoint: this.endpoint });
           return;
         }
-        this.options.onDisconnect?.(error);
+        this.options.onDisconnect?.(error, this.connection !== self);
         if (this.connection !== self) return;
         this.connection = undefined;
         this.failSetup();

@@ -1,8 +1,8 @@
 // One node's tracking connection (issue 13, PROTOCOL.md §4): a connection of its own in BCAST mode,
 // which hears of every key written on the node, whoever read it and on whatever connection. The
 // cache thus survives the node's data connections being replaced (a reply timeout, a reconnect):
-// its entries go only when this connection is lost or misses its health check, since Redis sends
-// no invalidation for what happened while it was gone. RESP3 gets `invalidate` pushes on it; RESP2
+// its entries go only when this connection is lost or misses its health check, or a MOVING hands
+// it over to another server, since Redis sends no invalidation for what happened while it was gone. RESP3 gets `invalidate` pushes on it; RESP2
 // subscribes it to `__redis__:invalidate` and redirects its own tracking to itself.
 import type { RespValue } from '../../resp/types.js';
 import { Channel, type ChannelOptions } from '../../transport/channel.js';
@@ -49,8 +49,16 @@ export class CacheTracker implements Coverage {
       onReconnectScheduled: undefined,
       returnBuffers: false,
       commandTimeout: HEALTH_CHECK_TIMEOUT_MS,
-      onConnect: (connection) => this.arm(connection),
-      onDisconnect: () => this.lost(),
+      // A MOVING hands this connection over too (maintenance.ts): from the swap on, writes go to
+      // the new server, which never told the old connection of them, so the old one's entries go
+      // then (`lost`), not when the old server finally closes it; its later QUIT changes nothing.
+      onConnect: (connection) => {
+        this.lost();
+        this.arm(connection);
+      },
+      onDisconnect: (_error, replaced) => {
+        if (!replaced) this.lost();
+      },
       onPush: (frame) => this.heard(frame),
     });
     this.channel = channel;

@@ -94,7 +94,7 @@ export class EndpointNode {
         : new CircuitGate({ ...options, circuitBreaker: options.circuitBreaker, telemetry }, circuits);
     this.gate = gate;
     // PROTOCOL.md §5: one set of maintenance windows for the endpoint, shared by its connections;
-    // only the shared pipeline is handed over on MOVING (maintenance.ts).
+    // only the shared pipeline and the tracking connection are handed over on MOVING (maintenance.ts).
     const windows = new MaintenanceWindows(options.maintenanceRelaxedTimeout, options.clock);
     // diagnostics.ts `respire:client:error`: a `reconnect` function that failed (issue 19 #5).
     const channelOptions: ChannelOptions = {
@@ -124,7 +124,11 @@ export class EndpointNode {
       ? new BlockingHold({ ...options, retry: (command) => this.runDedicated(command, undefined) })
       : undefined;
     this.dedicated = new DedicatedPool(channelOptions, options.maxDedicatedConnections);
-    this.tracker = settings.cache && new CacheTracker(channelOptions, settings.cache);
+    // The tracking connection follows a MOVING as the shared pipeline does: left on the old
+    // server, it would hear none of the writes made on the new one (tracker.ts).
+    const tracking = new Maintenance(options.maintenanceMode, windows, true, settings.onSlotsMigrated);
+    this.tracker =
+      settings.cache && new CacheTracker({ ...channelOptions, maintenance: tracking }, settings.cache);
     this.lender = this.dedicatedLender();
     this.sessions = new WatchSessions(this.lender, {
       commandTimeout: options.commandTimeout,

@@ -28,6 +28,8 @@ export class MaintenanceWindows {
   /** Open windows: seq → backstop expiry (clock ms). */
   private readonly open = new Map<number, number>();
   private readonly seen = new Set<string>();
+  /** MOVING handoffs under way, by seq. */
+  private readonly handoffs = new Map<number, number>();
   /** Where the endpoint's new connections go after a MOVING. */
   readonly moved: MovedEndpoint;
 
@@ -49,13 +51,18 @@ export class MaintenanceWindows {
     if (this.seen.has(key)) return false;
     this.seen.add(key);
     if (this.seen.size > SEEN_LIMIT) this.seen.delete(this.seen.values().next().value!);
-    if (notification.kind === 'start') this.start(notification.seq, notification.timeS);
-    else this.end(notification.seq);
+    const { seq } = notification;
+    if (notification.kind === 'end') this.end(seq);
+    // A MOVING no handoff holds (seen only on connections not handed over): its endpoint is gone
+    // by its announced time, and so is the need to relax; nothing else would end its window.
+    else if (notification.type === 'MOVING' && !this.handoffs.has(seq))
+      this.open.set(seq, this.clock.now() + notification.timeS * 1000);
+    else this.start(seq, notification.timeS);
     return true;
   }
 
-  /** Opens the window of `seq` (a MOVING handoff opens one too, and closes it when it is done). */
-  start(seq: number, timeS: number): void {
+  /** Opens the window of `seq`, until its end or its backstop. */
+  private start(seq: number, timeS: number): void {
     const lengthMs = Math.max(timeS * 1000, this.relaxedTimeoutMs);
     this.open.set(seq, this.clock.now() + BACKSTOP_FACTOR * lengthMs);
   }
@@ -65,8 +72,27 @@ export class MaintenanceWindows {
     for (const open of this.open.keys()) if (open <= seq) this.open.delete(open);
   }
 
-  /** Closes the window of `seq` alone: a MOVING handoff's, whose end is no end of earlier windows. */
-  close(seq: number): void {
+  /**
+   * A MOVING's handoff of one of the endpoint's connections (maintenance.ts) is under way: its
+   * window stays open until the last handoff is done, or its backstop.
+   */
+  handoffStarted(seq: number, timeS: number): void {
+    this.handoffs.set(seq, (this.handoffs.get(seq) ?? 0) + 1);
+    if (this.open.has(seq)) this.start(seq, timeS);
+  }
+
+  /**
+   * A MOVING's handoff is done: the last of them (the shared pipeline's and the tracking
+   * connection's) closes the window of `seq` alone, whose end is no end of earlier windows. An
+   * earlier one must not: the others still wait for replies on their old sockets (§5 item 2).
+   */
+  handoffDone(seq: number): void {
+    const left = (this.handoffs.get(seq) ?? 1) - 1;
+    if (left > 0) {
+      this.handoffs.set(seq, left);
+      return;
+    }
+    this.handoffs.delete(seq);
     this.open.delete(seq);
   }
 

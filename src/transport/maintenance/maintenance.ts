@@ -2,8 +2,9 @@
 // settings: the opt-in mode its handshake uses (connect.ts), the endpoint's shared windows that
 // relax its connections' deadlines (maintenance-windows.ts), and the push frames it takes before any
 // other push handler sees them. MOVING hands the channel over to a new connection (handoff.ts) on
-// the shared pipeline only: blocking and subscribed connections are not handed over (§5 item 4);
-// they only have their deadlines relaxed until they end and reconnect as usual.
+// the shared pipeline and a client-side cache's tracking connection only: blocking and subscribed
+// connections are not handed over (§5 item 4); they only have their deadlines relaxed until they
+// end and reconnect as usual.
 import type { RespValue } from '../../resp/types.js';
 import { Handoff, type HandoffChannel } from './handoff.js';
 import type { MaintenanceWindows } from './maintenance-windows.js';
@@ -50,10 +51,11 @@ export class Maintenance {
     this.handoff?.overtake();
     const handoff = new Handoff(channel, notification, this.windows);
     this.handoff = handoff;
+    this.windows.handoffStarted(seq, timeS);
     handoff.run().finally(() => {
       if (this.handoff === handoff) this.handoff = undefined;
       // Its own window only: a MIGRATING still open (an earlier seq) has not ended (§5 item 1).
-      this.windows.close(seq);
+      this.windows.handoffDone(seq);
     });
     return true;
   }
