@@ -131,7 +131,9 @@ export class SimCluster {
     }
     if (migration?.to === node.shard && node.role === 'primary' && session.marks.has('asking')) {
       const store = this.stores[node.shard]!;
-      if (keys.length > 1 && keys.some((key) => !store.data.has(key)))
+      // Redis (cluster.c getNodeByQuery) counts a request as multi-key only for distinct keys: a
+      // transaction naming one key twice is served by ASKING, never answered TRYAGAIN.
+      if (new Set(keys).size > 1 && keys.some((key) => !store.data.has(key)))
         return { error: 'TRYAGAIN Multiple keys request during rehashing of slot' };
       return undefined;
     }
