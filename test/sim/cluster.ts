@@ -33,6 +33,8 @@ export interface Migration {
 export class SimCluster {
   readonly nodes: ClusterNode[] = [];
   readonly log: ExecutedCommand[] = [];
+  /** The arguments of each command refused with a redirect (an EXEC's: its queued commands'). */
+  readonly redirected: string[][] = [];
   readonly stores: Store[] = [];
   /** The shard owning each slot. */
   readonly owner = new Uint8Array(SLOTS);
@@ -96,7 +98,13 @@ export class SimCluster {
   private hooks(node: ClusterNode): NodeHooks {
     return {
       hello: () => ({ mode: 'cluster', role: node.role === 'primary' ? 'master' : 'replica' }),
-      refuse: (session, name, args) => this.refuse(node, session, name, args),
+      refuse: (session, name, args) => {
+        const refused = this.refuse(node, session, name, args);
+        // A redirect (MOVED, ASK, TRYAGAIN) sends the command again as a new hop (invariants.ts).
+        if (refused !== undefined)
+          this.redirected.push(name === 'EXEC' ? (session.multi ?? []).flat() : [...args]);
+        return refused;
+      },
       command: (session, name, args) => this.command(session, name, args),
       after: (session, name) => {
         // ASKING lasts one command, or the whole transaction it comes before (Redis does so).

@@ -179,6 +179,7 @@ async function simulate(seed: number, runOptions: RunOptions): Promise<RunResult
     ...checkRun({
       ops: workload.ops,
       log: world.log,
+      redirected: world.redirected ?? [],
       acquireTimeout: options.acquireTimeout ?? 5000,
       retryAttempts: options.retry?.maxAttempts ?? 1,
       jumps: plan.settings.jumps,
