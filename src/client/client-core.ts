@@ -45,7 +45,7 @@ import { type GetStreamOptions, ValueStream } from './streams/value-stream.js';
 import { Batch, type BatchDispatcher } from './transactions/batch.js';
 import { watchAskError } from './transactions/cluster-errors.js';
 import { Transaction } from './transactions/multi.js';
-import type { TransactionPlace } from './transactions/transaction-run.js';
+import type { TransactionPlace, TransactionPlacer } from './transactions/transaction-run.js';
 import type { WatchSession } from './transactions/watch-session.js';
 
 /** What a router may set on a node it makes (EndpointNodeSettings). */
@@ -65,6 +65,8 @@ export interface NodeFactory {
   create(endpoint: RespireEndpoint, extras?: NodeExtras): EndpointNode;
   /** With `clientSideCache`: every node made has a tracking connection (cache/tracker.ts). */
   readonly caching?: boolean | undefined;
+  /** Where a transaction of these entries goes now (a Cluster map moved its node's slot). */
+  readonly placeTransaction?: TransactionPlacer | undefined;
 }
 
 export class ClientCore extends Commander {
@@ -104,6 +106,7 @@ export class ClientCore extends Commander {
     );
     this.router = makeRouter({
       caching: this.ownCache !== undefined,
+      placeTransaction: (entries) => this.placeTransaction(entries),
       create: (endpoint, extras) => {
         const node = new EndpointNode({
           ...extras,

@@ -1,7 +1,7 @@
 // The Cluster router's nodes (issue 11 "Topology"): one EndpointNode per cluster node address, made
 // on first use with its connection opened in the background, closed when a refresh no longer lists
-// it; and, on each new map, the attempts waiting for a connection to a node that no longer serves
-// their slot moved to the node that does.
+// it; and, on each new map, the attempts and transactions waiting for a connection to a node that
+// no longer serves their slot moved to the node that does.
 
 import type { NodeFactory } from '../client/client-core.js';
 import { endpointKey } from '../client/endpoint.js';
@@ -84,7 +84,10 @@ export class ClusterNodes {
   adopt(topology: ClusterTopology, router: AttemptRouter): void {
     for (const [key, node] of this.nodes) {
       const listed = topology.byKey.has(key);
-      if (!listed || node.main.current === undefined) reroute(node, router);
+      if (!listed || node.main.current === undefined) {
+        reroute(node, router);
+        this.moveTransactions(node, listed);
+      }
       if (listed) continue;
       this.nodes.delete(key);
       node.close().catch(ignore);
@@ -96,6 +99,23 @@ export class ClusterNodes {
       for (const node of topology.nodes)
         if (node.role === 'primary' && node.health === 'online') this.at(node);
     }
+  }
+
+  /**
+   * Transactions nothing of which was written, waiting for `node`'s connection, go whole to the
+   * node the map now names for their slot, keeping their acquire deadlines (TransactionRun
+   * moveWhole, as on a failover switch; seed 000 "Retries": a moved slot's new owner admits them).
+   * Without this, those of a node the map dropped failed with "the client is closed" at its close().
+   * One whose slot has no known owner stays while its node is listed, else fails with why.
+   */
+  private moveTransactions(node: EndpointNode, listed: boolean): void {
+    const place = this.factory.placeTransaction;
+    if (place === undefined) return;
+    const own = { target: node.transactionTarget, tracker: node.transactions };
+    node.transactions.moveUnwritten(node.main, (entries) => {
+      const next = place(entries);
+      return next instanceof Error && listed ? own : next;
+    });
   }
 
   close(): Promise<void> {

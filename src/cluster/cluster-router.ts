@@ -177,9 +177,12 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     }
     traceCommand(command, node.endpoint, this.options.clock);
     if ((command.flags & CommandFlags.Retry) !== 0 && this.ownerLost(node)) {
-      // Seed 000 "Retries": ask the other primaries for the slot's owner first; a new owner admits
-      // the retry, the same one (or none) rejects it without connecting (its circuit is open).
-      this.backingOff.after(command, this.refresher.refresh(), () => this.dispatch(command, slot, 0));
+      // Seed 000 "Retries": ask the other primaries for the slot's owner first (by the retry's acquire
+      // deadline: within); a new owner admits it, the same one (or none) rejects it without connecting.
+      const refreshed = this.refresher.refresh();
+      this.backingOff.within(command, refreshed, this.options.acquireTimeout, node.endpoint, (at) =>
+        this.dispatch(command, slot, 0, at),
+      );
       return;
     }
     this.write(command, node, 0, false);
@@ -313,17 +316,17 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   }
 
   /** Sends the origin (or a part) by its slot, as a new hop; a keyless one to any primary. */
-  private dispatch(origin: Command<unknown>, slot: number, hops: number): void {
+  private dispatch(origin: Command<unknown>, slot: number, hops: number, deadline = 0): void {
     if (!stillToSend(origin)) return;
     const node = slot < 0 ? this.anyPrimary() : this.nodeForSlot(slot, origin);
     if (node instanceof Error) origin.reject(node);
-    else this.write(origin, node, hops, false);
+    else this.write(origin, node, hops, false, deadline);
   }
 
-  /** One attempt on `node`; with `asking`, ASKING is written right before it on the same connection. */
-  private write(origin: Command<unknown>, node: EndpointNode, hops: number, asking: boolean): void {
+  /** One attempt on `node` (ASKING right before it with `asking`), by acquire deadline `at` (0: none yet). */
+  private write(origin: Command<unknown>, node: EndpointNode, hops: number, asking: boolean, at = 0): void {
     if (!stillToSend(origin)) return;
-    const attempt = new ClusterAttempt(origin, node, hops, this, asking);
+    const attempt = new ClusterAttempt(origin, node, hops, this, asking, at);
     node.send(attempt as Command<unknown>, false, attempt.asking as Command<unknown> | undefined);
   }
 

@@ -6,7 +6,7 @@
 // failover group switching away from the member takes both kinds of command (takeCommands).
 import type { TransactionPlacer } from '../client/transactions/transaction-run.js';
 import type { RespireEndpoint } from '../errors.js';
-import { clientClosedError } from '../transport/channel-errors.js';
+import { clientClosedError, unreachableError } from '../transport/channel-errors.js';
 import { Command } from '../transport/command.js';
 import type { Clock } from '../util/clock.js';
 import { startTimer, stopTimer, type Timer } from '../util/timers.js';
@@ -62,6 +62,30 @@ export class RedirectBackoff {
       if (this.deferred.delete(command)) send(value);
     };
     until.then(go, () => go());
+  }
+
+  /**
+   * As `after`, for a retry waiting for a topology read (its slot's owner, `owner`, lost): its
+   * acquire deadline (`acquireTimeout` from now) starts now, as if it waited in `owner`'s queue,
+   * and `send` gets it to keep; past it, the retry fails unsent as it would have there. A refresh
+   * can take a `connectTimeout` per node asked, far past the caller's deadline.
+   */
+  within(
+    command: Command<unknown>,
+    until: Promise<unknown>,
+    acquireTimeout: number,
+    owner: RespireEndpoint,
+    send: (deadline: number) => void,
+  ): void {
+    const deadline = this.clock.now() + acquireTimeout;
+    const expire = () => {
+      if (this.deferred.delete(command)) command.reject(unreachableError(owner, undefined));
+    };
+    const timer = startTimer(this.clock, expire, acquireTimeout, true);
+    this.after(command, until, () => {
+      stopTimer(this.clock, timer);
+      send(deadline);
+    });
   }
 
   /**

@@ -124,6 +124,11 @@ export class EventMonitor {
       connection.destroy(undefined);
       throw error;
     }
+    // Stopped while SUBSCRIBE awaited its confirmation: stop() could not see this connection.
+    if (this.stopped) {
+      connection.destroy(undefined);
+      return { ended };
+    }
     this.connection = connection;
     this.subscribedTo = sentinel;
     // On the client's clock, unref'd (util/periodic.ts), as every timer of the client.

@@ -12,7 +12,7 @@ export type ReconnectFunction = (attempt: number, cause: Error) => number | fals
 
 /** The default reconnect policy's settings: exponential delays with full jitter. */
 export interface ExponentialReconnect {
-  /** Delay ceiling of the first attempt, ms. Default 50. */
+  /** Delay ceiling of the first attempt, ms (0: the first retry is immediate, later ones back off from 1 ms). Default 50. */
   minDelay?: number;
   /** Largest delay ceiling, ms. Default 5000. */
   maxDelay?: number;
@@ -25,14 +25,20 @@ export type ReconnectOption = ExponentialReconnect | ReconnectFunction | false;
 
 export const DEFAULT_RECONNECT = { minDelay: 50, maxDelay: 5000, maxAttempts: Number.POSITIVE_INFINITY };
 
-/** Full jitter: a uniform delay in [0, min(maxDelay, minDelay * 2^(attempt-1))]. */
+/**
+ * Full jitter: a uniform delay in [0, min(maxDelay, minDelay * 2^(attempt-1))]. A minDelay of 0
+ * makes only the first retry immediate: later ceilings double from 1 ms, or a dead node would be
+ * reconnected to in a busy loop (0 * 2^n stays 0) for as long as it is down.
+ */
 export function exponentialReconnect(
   options: Required<ExponentialReconnect>,
   randomSource: RandomSource,
 ): ReconnectFunction {
+  const base = Math.max(options.minDelay, 1);
   return (attempt) => {
     if (attempt > options.maxAttempts) return false;
-    const ceiling = Math.min(options.maxDelay, options.minDelay * 2 ** Math.min(attempt - 1, 30));
+    const grown = attempt === 1 ? options.minDelay : base * 2 ** Math.min(attempt - 1, 30);
+    const ceiling = Math.min(options.maxDelay, grown);
     return Math.round(randomSource.random() * ceiling);
   };
 }

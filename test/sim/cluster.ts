@@ -33,6 +33,8 @@ export interface Migration {
 export class SimCluster {
   readonly nodes: ClusterNode[] = [];
   readonly log: ExecutedCommand[] = [];
+  /** The arguments of each command refused with a redirect (an EXEC's: its queued commands'). */
+  readonly redirected: string[][] = [];
   readonly stores: Store[] = [];
   /** The shard owning each slot. */
   readonly owner = new Uint8Array(SLOTS);
@@ -96,7 +98,13 @@ export class SimCluster {
   private hooks(node: ClusterNode): NodeHooks {
     return {
       hello: () => ({ mode: 'cluster', role: node.role === 'primary' ? 'master' : 'replica' }),
-      refuse: (session, name, args) => this.refuse(node, session, name, args),
+      refuse: (session, name, args) => {
+        const refused = this.refuse(node, session, name, args);
+        // A redirect (MOVED, ASK, TRYAGAIN) sends the command again as a new hop (invariants.ts).
+        if (refused !== undefined)
+          this.redirected.push(name === 'EXEC' ? (session.multi ?? []).flat() : [...args]);
+        return refused;
+      },
       command: (session, name, args) => this.command(session, name, args),
       after: (session, name) => {
         // ASKING lasts one command, or the whole transaction it comes before (Redis does so).
@@ -131,7 +139,9 @@ export class SimCluster {
     }
     if (migration?.to === node.shard && node.role === 'primary' && session.marks.has('asking')) {
       const store = this.stores[node.shard]!;
-      if (keys.length > 1 && keys.some((key) => !store.data.has(key)))
+      // Redis (cluster.c getNodeByQuery) counts a request as multi-key only for distinct keys: a
+      // transaction naming one key twice is served by ASKING, never answered TRYAGAIN.
+      if (new Set(keys).size > 1 && keys.some((key) => !store.data.has(key)))
         return { error: 'TRYAGAIN Multiple keys request during rehashing of slot' };
       return undefined;
     }

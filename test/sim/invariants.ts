@@ -24,6 +24,8 @@ export interface Transition {
 export interface RunFacts {
   readonly ops: readonly Op[];
   readonly log: readonly ExecutedCommand[];
+  /** Cluster: the arguments of each command refused with a redirect (MOVED, ASK, TRYAGAIN). */
+  readonly redirected: readonly (readonly string[])[];
   readonly acquireTimeout: number;
   readonly retryAttempts: number;
   readonly jumps: readonly { at: number; ms: number }[];
@@ -38,20 +40,17 @@ export interface RunFacts {
 
 /** Timer delays are whole milliseconds, rounded up (deadline-timer.ts). */
 const TIMER_SLACK_MS = 2;
+/** The longest TRYAGAIN backoff (README "Redirects"). */
+const REDIRECT_BACKOFF_MAX_MS = 160;
 /** A written value or counter key; a Cluster transaction's counter key carries a hash tag. */
 const WRITE_TOKEN = /^([vcpxm]\d+)(?:\{k\d\})?$/;
 
 export function checkRun(facts: RunFacts): string[] {
   const violations: string[] = [];
-  const executions = new Map<string, number>();
-  for (const entry of facts.log) {
-    for (const arg of entry.args) {
-      const token = WRITE_TOKEN.exec(arg)?.[1];
-      if (token !== undefined) executions.set(token, (executions.get(token) ?? 0) + 1);
-    }
-  }
+  const executions = tokenCounts(facts.log.map((entry) => entry.args));
+  const redirects = tokenCounts(facts.redirected);
   for (const op of facts.ops) {
-    const problem = checkOp(op, facts, executions);
+    const problem = checkOp(op, facts, executions, redirects);
     if (problem !== undefined) violations.push(`op ${op.id} (${op.kind}): ${problem}`);
   }
   const circuits = new Map<string | undefined, Transition[]>();
@@ -92,7 +91,34 @@ function checkMessages(heard: RunFacts['heard'], log: readonly ExecutedCommand[]
   return [];
 }
 
-function checkOp(op: Op, facts: RunFacts, executions: Map<string, number>): string | undefined {
+/** How many of these commands carry each write token. */
+function tokenCounts(commands: readonly (readonly string[])[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const args of commands) {
+    for (const arg of args) {
+      const token = WRITE_TOKEN.exec(arg)?.[1];
+      if (token !== undefined) counts.set(token, (counts.get(token) ?? 0) + 1);
+    }
+  }
+  return counts;
+}
+
+/**
+ * README "Redirects": a MOVED or ASK resends at the target, a TRYAGAIN after 10, 20, 40 … 160 ms,
+ * each try a new write with its own acquire and reply deadlines. A write op's redirects (found by
+ * its tokens) each add that much to its bound.
+ */
+function redirectAllowance(op: Op, facts: RunFacts, redirects: Map<string, number>): number {
+  const hops = Math.max(0, ...op.writes.map((token) => redirects.get(token) ?? 0));
+  return hops * (REDIRECT_BACKOFF_MAX_MS + facts.acquireTimeout + op.timeoutMs);
+}
+
+function checkOp(
+  op: Op,
+  facts: RunFacts,
+  executions: Map<string, number>,
+  redirects: Map<string, number>,
+): string | undefined {
   const outcome = op.outcome;
   if (outcome === undefined || op.end === undefined) return 'never settled';
   const counts = op.writes.map((token) => executions.get(token) ?? 0);
@@ -104,6 +130,7 @@ function checkOp(op: Op, facts: RunFacts, executions: Map<string, number>): stri
       op.start +
       facts.retryAttempts * (facts.acquireTimeout + op.timeoutMs) +
       (op.extraMs ?? 0) +
+      redirectAllowance(op, facts, redirects) +
       jumped +
       TIMER_SLACK_MS;
     if (op.end > bound) return `settled at ${op.end}, past its bound ${bound}`;

@@ -133,6 +133,7 @@ export class SimRedis implements SimListener {
     const name = args[0]!.toUpperCase();
     const refused = this.hooks?.refuse(session, name, args);
     if (refused !== undefined) {
+      this.scheduler.trace(`refused ${name}: ${JSON.stringify(refused)}`);
       // Redis flags a transaction whose queued command is refused, and discards one whose EXEC is.
       if (name === 'EXEC') session.multi = undefined;
       else if (session.multi !== undefined) session.multiFailed = true;

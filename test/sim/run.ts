@@ -179,6 +179,7 @@ async function simulate(seed: number, runOptions: RunOptions): Promise<RunResult
     ...checkRun({
       ops: workload.ops,
       log: world.log,
+      redirected: world.redirected ?? [],
       acquireTimeout: options.acquireTimeout ?? 5000,
       retryAttempts: options.retry?.maxAttempts ?? 1,
       jumps: plan.settings.jumps,
@@ -231,15 +232,23 @@ function circuitFollower(
   transitions: Transition[],
 ): () => void {
   const followed = new WeakSet<ClientCircuit>();
-  let made = 0;
+  // One sequence per endpoint: a node made again for an endpoint (a Sentinel switch back to it)
+  // has a new gate over the same breaker (circuit-gate.ts circuitRegistry), which may be open
+  // already, and every gate of the endpoint reports each of its transitions: heard once.
+  const last = new Map<string | undefined, Transition>();
   return () => {
     for (const node of nodes) {
       const circuit = client.circuitOf(node);
       if (circuit === undefined || followed.has(circuit)) continue;
       followed.add(circuit);
-      const name = nodes.length === 1 ? undefined : `${node.host}:${node.port}#${++made}`;
+      const name = nodes.length === 1 ? undefined : `${node.host}:${node.port}`;
       circuit.onTransition((from, to) => {
-        transitions.push({ from, to, time: scheduler.now(), circuit: name });
+        const seen = last.get(name);
+        const time = scheduler.now();
+        if (seen?.from === from && seen.to === to && seen.time === time) return;
+        const transition = { from, to, time, circuit: name };
+        last.set(name, transition);
+        transitions.push(transition);
         scheduler.trace(`circuit${name === undefined ? '' : ` ${name}`} ${from} → ${to}`);
       });
     }

@@ -18,12 +18,16 @@ import { slotOf } from './slot.js';
 import { CHANNEL, type Op } from './workload.js';
 import { MODES, type Mode } from './worlds.js';
 
-/** Seeds per `npm test` and world; SIM_START moves the windows (the CLI explores further). */
-const SEEDS: Record<Mode, number> = { standalone: 250, cluster: 100, sentinel: 100 };
+/**
+ * Seeds per `npm test` and world, from 1: a plain prefix, not picked around failing seeds (the
+ * Cluster one takes in 111, 148 and 149, which broke invariants before). SIM_START moves the
+ * windows (the CLI explores further).
+ */
+const SEEDS: Record<Mode, number> = { standalone: 250, cluster: 150, sentinel: 100 };
 const START = Number(process.env.SIM_START ?? 1);
 
 describe('simulation', () => {
-  // About 8 s of CPU for the standalone seeds, 8 s for the Cluster ones and 6 s for the Sentinel
+  // About 8 s of CPU for the standalone seeds, 12 s for the Cluster ones and 6 s for the Sentinel
   // ones; the timeout allows for a 2-core machine running other test files beside it.
   for (const mode of MODES) {
     const seeds = SEEDS[mode];
@@ -83,6 +87,7 @@ describe('invariants', () => {
   const facts = (ops: Op[], log: RunFacts['log'] = []): RunFacts => ({
     ops,
     log,
+    redirected: [],
     acquireTimeout: 100,
     retryAttempts: 1,
     jumps: [],
@@ -125,6 +130,15 @@ describe('invariants', () => {
       'op 3 (SET): settled at 500, past its bound 152',
       'op 4 (SET): never settled',
     ]);
+  });
+
+  it('allow a redirected write one more try per redirect, and no more', () => {
+    // Bound 152 plus, per redirect, the longest TRYAGAIN backoff, acquireTimeout and its timeout.
+    const late = (end: number) => op({ end, outcome: { ok: true, value: 'OK' } });
+    const run = (end: number) =>
+      checkRun({ ...facts([late(end)], [executed('SET', 'k', 'v1')]), redirected: [['SET', 'k', 'v1']] });
+    expect(run(400)).toEqual([]);
+    expect(run(500)).toEqual(['op 1 (SET): settled at 500, past its bound 462']);
   });
 
   it('catch a write run behind an error that says it was not sent', () => {

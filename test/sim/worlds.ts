@@ -22,6 +22,8 @@ export interface World {
   readonly dataNodes: readonly RespireEndpoint[];
   /** Every data command the world's nodes ran, in the order they ran them. */
   readonly log: readonly ExecutedCommand[];
+  /** Cluster: the arguments of each command a node answered with a redirect. */
+  readonly redirected?: readonly (readonly string[])[];
   /** What the client should never have sent, from every node. */
   misuse(): string[];
   /** Schedules the world's own faults (failovers, migrations) from `origin`; traced. */
@@ -65,6 +67,7 @@ export function buildWorld(mode: Mode, context: WorldContext): World {
       options: { endpoints: seeds.map((node) => node.endpoint), useCluster: true },
       dataNodes: cluster.nodes.map((node) => node.endpoint),
       log: cluster.log,
+      redirected: cluster.redirected,
       misuse: () => cluster.nodes.flatMap((node) => node.server.misuse),
       arm: (origin) => armClusterFaults(cluster, faults, origin),
       settings: faults,

@@ -13,7 +13,8 @@ type Entry = { readonly names: string[]; readonly listeners: readonly PubSubList
 /**
  * `from`'s confirmed subscriptions that `take` accepts, each taken off it and subscribed on
  * the node `to` names for it (or reported with `to`'s error). `from` unsubscribes them, one
- * command per kind, unless it is `closing` (a replaced Sentinel primary): closing ends them.
+ * command per kind, unless it is `closing` (a replaced Sentinel primary): it forgets them, and
+ * closing ends them on the server.
  */
 export function moveSubscriptions(
   from: EndpointNode,
@@ -39,7 +40,12 @@ export function moveSubscriptions(
     byKind.set(kind, entries);
     entries.push({ names: [name], listeners });
   }
-  if (!closing) for (const [kind, names] of taken) from.subscriber.unsubscribe(kind, names).catch(ignore);
+  // A closing `from` (a replaced Sentinel primary, which as a replica still hears every PUBLISH)
+  // forgets them at once: until its connection closes, it would deliver each message a second time.
+  for (const [kind, names] of taken) {
+    if (closing) from.subscriber.forget(kind, names);
+    else from.subscriber.unsubscribe(kind, names).catch(ignore);
+  }
   for (const [next, byKind] of moves) {
     for (const [kind, entries] of byKind) {
       next.subscriber.subscribeAll(kind, entries).catch((error: unknown) =>

@@ -137,6 +137,14 @@ export class Subscriber {
     return emptied.length === 0 ? Promise.resolve() : this.sendUnsubscribe(kind, emptied);
   }
 
+  /**
+   * Forgets names without telling the server (their connection is closing): a message for them
+   * still arriving there, before it closes, reaches no listener.
+   */
+  forget(kind: SubscriptionKind, names: readonly string[]): void {
+    this.registry.drop(kind, names);
+  }
+
   /** Closed (its node closed or was replaced): what it held is gone with its connection. */
   isClosed(): boolean {
     return this.closed;

@@ -305,13 +305,15 @@ export class TransactionRun implements AbortTarget {
    * new active member admits it). With nothing written, the run's steps leave `from` whole and in
    * order, keeping their acquire deadlines, for the place `placeFor` gives its entries, where MULTI
    * is admitted afresh; a refused place ends it unsent. A run partly written stays (onNodeReplaced
-   * of the old node's own closing ends it).
+   * of the old node's own closing ends it). A Cluster map that drops its node moves it so too.
    */
   moveWhole(from: UnwrittenSource, placeFor: TransactionPlacer): void {
     if (this.ended || this.steps[0]?.state !== CommandState.Queued) return;
+    const place = placeFor(this.entries);
+    // Placed where it already waits (a Cluster map that keeps its slot's owner): it stays, in order.
+    if (!(place instanceof Error) && place.target === this.options.target) return;
     const own = new Set<unknown>(this.steps);
     const steps = from.takeUnwritten((command) => own.has(command));
-    const place = placeFor(this.entries);
     if (place instanceof Error) {
       this.options.tracker?.delete(this);
       this.end(place, false);
