@@ -71,8 +71,10 @@ describe('RespireFailoverGroup under faults', () => {
     await Promise.all(writers);
 
     const failingBack = switches.next();
-    await east.restart();
+    // Taken before the restart: a probe may find the server healthy before restart() resolves
+    // (its own readiness checks), so the failback delay counts from no earlier than this.
     const backAt = performance.now();
+    await east.restart();
     const failback = await failingBack;
     expect([failback.from, failback.to, failback.reason]).toEqual(['west', 'east', 'failback']);
     expect(failback.at - backAt).toBeGreaterThanOrEqual(1_000);
