@@ -1,7 +1,7 @@
 // One seeded run of the simulation (issue 16): draws the client's options, the faults and the
 // workload from the seed, runs the client's real code against the simulated network and a world of
 // simulated Redis nodes (standalone, Cluster or Sentinel: worlds.ts) on the simulated clock, closes
-// the client, and checks the invariants (invariants.ts). The queue bounds (standalone) and every
+// the client, and checks the invariants (invariants.ts). Every node's queue bounds and every
 // data node's circuit are followed after every event as the run goes.
 import type { ClientCircuit } from '../../src/client/node/circuit-gate.js';
 import type { RespireEndpoint } from '../../src/errors.js';
@@ -124,7 +124,7 @@ async function simulate(seed: number, runOptions: RunOptions): Promise<RunResult
   world.arm(origin);
   if (configRandom.chance(0.5)) workload.subscribe(client);
   workload.schedule(client, origin);
-  const bounds = mode === 'standalone' ? queueBounds(client, options) : () => undefined;
+  const bounds = queueBounds(client, options, mode);
   const check = (): void => {
     followCircuits();
     const problem = bounds();
@@ -255,18 +255,35 @@ function circuitFollower(
   };
 }
 
-/** Reads the client's queues (test-only access to internals) and says which bound is broken. */
-function queueBounds(client: RespireClient, options: RespireOptions): () => string | undefined {
-  const node = (client as unknown as { router: { node: unknown } }).router.node as {
-    main: { queue: { length: number }; waiters: { length: number } };
-    dedicated: { size: number };
+/** A node's queues, read through test-only access to internals. */
+interface QueueNode {
+  main: { queue: { length: number }; waiters: { length: number } };
+  dedicated: { size: number };
+}
+
+/** The client's nodes now: the standalone one, every Cluster node made, the Sentinel primary and replicas. */
+function nodesOf(client: RespireClient, mode: Mode): () => QueueNode[] {
+  const router = (client as unknown as { router: Record<string, unknown> }).router;
+  return () => {
+    if (mode === 'standalone') return [router.node as QueueNode];
+    if (mode === 'cluster') return [...(router.nodes as { nodes: Map<string, QueueNode> }).nodes.values()];
+    const replicas = [...(router.replicas as Map<string, QueueNode>).values()];
+    return router.primary === undefined ? replicas : [router.primary as QueueNode, ...replicas];
   };
+}
+
+/** Reads every node's queues and says which bound is broken. */
+function queueBounds(client: RespireClient, options: RespireOptions, mode: Mode): () => string | undefined {
+  const nodes = nodesOf(client, mode);
   const pending = options.maxPendingCommands ?? 65536;
   const dedicated = options.maxDedicatedConnections ?? 64;
   return () => {
-    if (node.main.queue.length > pending) return `send queue holds ${node.main.queue.length} > ${pending}`;
-    if (node.main.waiters.length > pending) return `waiters hold ${node.main.waiters.length} > ${pending}`;
-    if (node.dedicated.size > dedicated) return `${node.dedicated.size} dedicated connections > ${dedicated}`;
+    for (const node of nodes()) {
+      if (node.main.queue.length > pending) return `send queue holds ${node.main.queue.length} > ${pending}`;
+      if (node.main.waiters.length > pending) return `waiters hold ${node.main.waiters.length} > ${pending}`;
+      if (node.dedicated.size > dedicated)
+        return `${node.dedicated.size} dedicated connections > ${dedicated}`;
+    }
     return undefined;
   };
 }
