@@ -49,8 +49,9 @@ export function checkRun(facts: RunFacts): string[] {
   const violations: string[] = [];
   const executions = tokenCounts(facts.log.map((entry) => entry.args));
   const redirects = tokenCounts(facts.redirected);
+  const echoes = echoCounts(facts.log);
   for (const op of facts.ops) {
-    const problem = checkOp(op, facts, executions, redirects);
+    const problem = checkOp(op, facts, executions, redirects) ?? checkRejectedEcho(op, facts, echoes);
     if (problem !== undefined) violations.push(`op ${op.id} (${op.kind}): ${problem}`);
   }
   const circuits = new Map<string | undefined, Transition[]>();
@@ -89,6 +90,31 @@ function checkMessages(heard: RunFacts['heard'], log: readonly ExecutedCommand[]
     last = position;
   }
   return [];
+}
+
+/** How many times the server ran each ECHO argument (an ECHO op's `e<id>`). */
+function echoCounts(log: readonly ExecutedCommand[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const { args } of log) {
+    if (args[0]?.toUpperCase() === 'ECHO') counts.set(args[1]!, (counts.get(args[1]!) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
+ * Seed 000 "rejections send nothing", for reads too (the write check sees only executed writes):
+ * an ECHO that ends rejected by the circuit was sent at most by its earlier attempts.
+ */
+function checkRejectedEcho(op: Op, facts: RunFacts, echoes: Map<string, number>): string | undefined {
+  if (
+    !op.kind.endsWith('ECHO') ||
+    !(op.outcome?.ok === false && op.outcome.error instanceof RespireCircuitOpenError)
+  )
+    return undefined;
+  const sent = echoes.get(`e${op.id}`) ?? 0;
+  return sent > facts.retryAttempts - 1
+    ? `rejected by the circuit, but ECHO e${op.id} ran ${sent} time(s) in at most ${facts.retryAttempts} attempt(s)`
+    : undefined;
 }
 
 /** How many of these commands carry each write token. */

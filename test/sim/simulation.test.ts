@@ -182,6 +182,21 @@ describe('invariants', () => {
     ]);
   });
 
+  it('catch a rejected read whose last attempt was sent, and allow the sends of earlier attempts', () => {
+    const rejectedEcho = (id: number) =>
+      op({
+        id,
+        kind: 'batch ECHO',
+        writes: [],
+        outcome: { ok: false, error: new RespireCircuitOpenError({ host: 'h', port: 1 }, 10) },
+      });
+    const log = [executed('ECHO', 'e1'), executed('ECHO', 'e2')];
+    expect(checkRun(facts([rejectedEcho(1)], log))).toEqual([
+      'op 1 (batch ECHO): rejected by the circuit, but ECHO e1 ran 1 time(s) in at most 1 attempt(s)',
+    ]);
+    expect(checkRun({ ...facts([rejectedEcho(2)], log), retryAttempts: 2 })).toEqual([]);
+  });
+
   it('catch a write run behind an error that is not ambiguous, and accept the ambiguous ones', () => {
     const log = [1, 2, 3, 4, 5].map((n) => executed('SET', 'k', `v${n}`));
     const failed = (id: number, error: unknown, fields: Partial<Op> = {}) =>
