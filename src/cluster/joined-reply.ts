@@ -40,16 +40,19 @@ export class JoinedReply implements SettleObserver {
    * read's other parts are sent: harmless, and a MOVED among them still patches the map.)
    */
   rejectedBefore(nodeOf: (part: Command<unknown>, index: number) => EndpointNode | Error): boolean {
-    // Parts counted per node: a half-open node admits only as many as it has free probe slots.
-    const ahead = new Map<EndpointNode, number>();
-    for (const [i, part] of this.parts.entries()) {
+    // Parts counted per node: a half-open node admits only as many as it has free probe slots. A
+    // closed circuit admits every part: no count, no map (the common case costs one state read).
+    let ahead: Map<EndpointNode, number> | undefined;
+    for (let i = 0; i < this.parts.length; i++) {
+      const part = this.parts[i]!;
       const node = nodeOf(part, i);
       // No node to send it to (an unserved slot: CLUSTERDOWN): as unsent as a circuit's rejection.
       let refusal: Error | undefined;
       if (node instanceof Error) refusal = node;
+      else if (node.circuit === undefined || node.circuit.state === 'closed') continue;
       else {
-        const count = ahead.get(node) ?? 0;
-        ahead.set(node, count + 1);
+        const count = ahead?.get(node) ?? 0;
+        (ahead ??= new Map()).set(node, count + 1);
         refusal = node.gate?.rejectAmong(part, count);
       }
       if (refusal === undefined) continue;
