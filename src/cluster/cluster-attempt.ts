@@ -4,16 +4,11 @@
 // followed to another node without the caller seeing it. A redirect reply counts as healthy for
 // the node that sent it; the origin settles with the last attempt's outcome.
 import { fillsCache } from '../client/cache/cached-read.js';
+import { AskingPrefix } from '../client/node/asking-prefix.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import { RespireServerError } from '../errors.js';
 import type { RespValue } from '../resp/types.js';
-import {
-  Command,
-  CommandFlags,
-  CommandState,
-  type HealthSink,
-  type SettleObserver,
-} from '../transport/command.js';
+import { Command, CommandFlags, type SettleObserver } from '../transport/command.js';
 import { Health } from '../transport/health.js';
 
 /** What decides whether an error reply is followed (the router). */
@@ -44,8 +39,7 @@ export class ClusterAttempt extends Command<RespValue> {
     const flags = asking ? origin.flags | CommandFlags.TransactionStep : origin.flags;
     super(origin.args, flags, undefined, origin.signal, origin.timeoutMs);
     this.observer = FORWARD;
-    this.asking = asking ? new AskingPrefix(this) : undefined;
-    this.gate = this.asking;
+    this.asking = asking ? new AskingPrefix(this as unknown as Command<unknown>) : undefined;
     this.deadline = acquireDeadline;
   }
 
@@ -98,39 +92,6 @@ export class ClusterAttempt extends Command<RespValue> {
     } else {
       origin.reply(outcome as RespValue);
     }
-  }
-}
-
-/**
- * `ASKING`, written right before an ASK's attempt on the same connection (PROTOCOL.md §2.3). Seed
- * 000 "Redis Cluster": the target is checked before ASKING is sent, so the circuit admits ASKING,
- * and that one admission covers the attempt: ASKING's reply records nothing, the attempt's outcome
- * is recorded (the attempt reports to this prefix as its HealthSink), and a rejection of ASKING
- * fails the attempt with nothing sent. A half-open target thus spends one probe slot on the pair.
- */
-export class AskingPrefix extends Command<RespValue> implements HealthSink {
-  constructor(private readonly attempt: ClusterAttempt) {
-    // Blocking like its attempt, so that a probe without a reply deadline is bounded (circuit-gate.ts).
-    super(['ASKING'], attempt.flags & CommandFlags.Blocking, undefined, undefined, attempt.timeoutMs);
-    // Nobody awaits ASKING's own promise.
-    this.promise.catch(ignore);
-  }
-
-  /** ASKING answered: its admission stays open until the attempt's outcome is known. */
-  override reply(value: RespValue): void {
-    this.resolve(value);
-  }
-
-  /** Rejected (by the circuit, a lost connection…): the attempt behind it is not sent alone. */
-  override reject(error: unknown): void {
-    super.reject(error);
-    if (this.attempt.state === CommandState.Queued) this.attempt.reject(error);
-  }
-
-  /** The attempt's outcome is the admission's; an attempt that ended unsent takes ASKING with it. */
-  complete(_attempt: Command<unknown>, health: Health): void {
-    this.reportHealth(health);
-    if (this.state === CommandState.Queued) this.resolve(null);
   }
 }
 

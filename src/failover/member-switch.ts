@@ -20,9 +20,10 @@
 // member's: it resolves there, or rejects with that member's error); dropping only the names that
 // move keeps the old member from unsubscribing it in between, which left it subscribed nowhere.
 import { CachedRead } from '../client/cache/cached-read.js';
+import { AskingPrefix } from '../client/node/asking-prefix.js';
 import type { PubSubErrorEvent, PubSubListener, SubscriptionKind } from '../client/pubsub/subscriber.js';
 import type { TransactionPlacer } from '../client/transactions/transaction-run.js';
-import { AskingPrefix, ClusterAttempt } from '../cluster/cluster-attempt.js';
+import { ClusterAttempt } from '../cluster/cluster-attempt.js';
 import { RespireConnectionError } from '../errors.js';
 import { type Command, CommandFlags } from '../transport/command.js';
 import type { Member, MemberClient } from './member.js';

@@ -7,8 +7,9 @@
 // fail, which keeps WAIT from being sent (seed 000: a failed write prevents the acknowledgement).
 import type { RespValue } from '../../resp/types.js';
 import type { Channel } from '../../transport/channel.js';
-import { Command } from '../../transport/command.js';
-import { type DataRedirect, enqueueAsking, isRedirect, redirectedTo } from '../node/data-redirect.js';
+import { Command, CommandFlags } from '../../transport/command.js';
+import { enqueueAsked } from '../node/asking-prefix.js';
+import { type DataRedirect, isRedirect, redirectedTo } from '../node/data-redirect.js';
 import type { EndpointNode } from '../node/endpoint-node.js';
 
 /** Where the writes ran: the dedicated connection WAIT must follow them on. */
@@ -59,12 +60,13 @@ export async function sendHeldWrites(
 
 /**
  * One write's try, checked by the circuit like the write itself; after an ASK, ASKING goes right
- * before it unchecked (the try's admission covers the pair, as for a Cluster ASK).
+ * before it and is the step checked (its admission covers the pair, as for a Cluster ASK).
  */
 function tryOn(channel: Channel, write: Command<unknown>, asking: boolean): Promise<Outcome> {
-  if (asking) enqueueAsking(channel, write.timeoutMs);
-  const attempt = new Command<RespValue>(write.args, write.flags, undefined, write.signal, write.timeoutMs);
-  channel.enqueue(attempt as Command<unknown>);
+  const flags = asking ? write.flags | CommandFlags.TransactionStep : write.flags;
+  const attempt = new Command<RespValue>(write.args, flags, undefined, write.signal, write.timeoutMs);
+  if (asking) enqueueAsked(channel, attempt as Command<unknown>);
+  else channel.enqueue(attempt as Command<unknown>);
   return attempt.promise.then(
     (value) => ({ value }),
     (error: unknown) => ({ error }),

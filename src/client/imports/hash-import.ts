@@ -21,14 +21,15 @@ import {
 } from '../../errors.js';
 import type { RespArgument } from '../../resp/encoder.js';
 import type { Channel } from '../../transport/channel.js';
-import { Command } from '../../transport/command.js';
+import { Command, CommandFlags } from '../../transport/command.js';
 import type { Clock } from '../../util/clock.js';
 import { describeEndpoint } from '../../util/describe-endpoint.js';
 import type { RandomSource } from '../../util/random.js';
 import type { RedisArgument } from '../commands/caller.js';
+import { enqueueAsked } from '../node/asking-prefix.js';
 import { borrowUntilAbort } from '../node/borrow-until-abort.js';
 import type { DataRedirect } from '../node/data-redirect.js';
-import { enqueueAsking, isRedirect, redirectedTo } from '../node/data-redirect.js';
+import { isRedirect, redirectedTo } from '../node/data-redirect.js';
 import type { EndpointNode } from '../node/endpoint-node.js';
 import { invalidTimeout, isTimeout } from '../prepare-command.js';
 import { Transaction } from '../transactions/multi.js';
@@ -271,9 +272,10 @@ export class HashImport {
     // On the import's own connection, after any transaction still in flight there (an abort after
     // MULTI was written), so that no chunk lands after the DEL. After an ASK the chunks are on the
     // slot's importing node, which answers a DEL without ASKING with MOVED.
-    if (this.asking) enqueueAsking(channel, this.timeoutMs);
-    const remove = new Command(['DEL', this.target], 0, undefined, undefined, this.timeoutMs);
-    channel.enqueue(remove as Command<unknown>);
+    const flags = this.asking ? CommandFlags.TransactionStep : 0;
+    const remove = new Command(['DEL', this.target], flags, undefined, undefined, this.timeoutMs);
+    if (this.asking) enqueueAsked(channel, remove as Command<unknown>);
+    else channel.enqueue(remove as Command<unknown>);
     const giveBack = (): void => {
       if (channel.current === undefined) node.lender.discard(channel);
       else node.lender.release(channel);

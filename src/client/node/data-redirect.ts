@@ -4,8 +4,6 @@
 // slot map and asks for a refresh, at most `cluster.maxRedirections` hops). Each method follows a
 // redirect only while nothing it sent has run, and says so when it cannot.
 import { RespireServerError } from '../../errors.js';
-import type { Channel } from '../../transport/channel.js';
-import { Command, CommandFlags } from '../../transport/command.js';
 import type { RedirectPause } from '../transactions/transaction-run.js';
 import type { EndpointNode } from './endpoint-node.js';
 
@@ -36,15 +34,3 @@ export async function redirectedTo(
 export function isRedirect(error: unknown): error is RespireServerError {
   return error instanceof RespireServerError && (error.code === 'MOVED' || error.code === 'ASK');
 }
-
-/**
- * After an ASK: `ASKING` queued on `channel` right before the command that follows it, unchecked
- * (that command's admission covers the pair, as for a Cluster ASK).
- */
-export function enqueueAsking(channel: Channel, timeoutMs: number): void {
-  const asking = new Command(['ASKING'], CommandFlags.TransactionStep, undefined, undefined, timeoutMs);
-  asking.promise.catch(ignore);
-  channel.enqueue(asking as Command<unknown>);
-}
-
-function ignore(): void {}
