@@ -331,7 +331,7 @@ export class ClientCore extends Commander {
       prefix,
       redirect: this.streamSettings.redirect,
       commandTimeout: this.options.commandTimeout,
-      place: (writes) => this.router.transactionNode(writes),
+      place: (writes) => this.router.transactionNode(writes, 'durable batch'),
       sending: (write) => this.cache?.cache.sending(write),
       errorSink: this.errorSink,
     });

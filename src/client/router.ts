@@ -20,8 +20,11 @@ export interface Router {
    * it belongs to, following redirects where the mode has them. It settles through its own promise.
    */
   send(command: Command<unknown>): void;
-  /** The node a transaction of these entries runs on, or the error that fails it with nothing sent. */
-  transactionNode(entries: readonly Command<unknown>[]): EndpointNode | Error;
+  /**
+   * The node a transaction of these entries runs on (or a durability batch's writes: `what` names
+   * the caller's kind in a CROSSSLOT error), or the error that fails it with nothing sent.
+   */
+  transactionNode(entries: readonly Command<unknown>[], what?: string): EndpointNode | Error;
   /**
    * Cluster: the node a transaction whose EXEC failed on `from` with a redirect (MOVED, ASK,
    * TRYAGAIN) is resent to, after `hops` redirects in all, with ASKING first or not, after

@@ -188,9 +188,9 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     this.write(command, node, 0, false);
   }
 
-  transactionNode(entries: readonly Command<unknown>[]): EndpointNode | Error {
+  transactionNode(entries: readonly Command<unknown>[], what = 'MULTI'): EndpointNode | Error {
     const slot = sharedSlot(entries.map((entry) => commandSlot(entry.args)));
-    if (slot === CROSS_SLOT) return crossSlotError('MULTI');
+    if (slot === CROSS_SLOT) return crossSlotError(what);
     return slot === ANY_SLOT ? this.anyPrimary() : this.primaryForSlot(slot);
   }
 

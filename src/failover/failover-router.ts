@@ -34,8 +34,8 @@ export class FailoverRouter implements Router {
     this.routerOf(this.group.activeMember).send(command);
   }
 
-  transactionNode(entries: readonly Command<unknown>[]): EndpointNode | Error {
-    return this.routerOf(this.group.activeMember).transactionNode(entries);
+  transactionNode(entries: readonly Command<unknown>[], what?: string): EndpointNode | Error {
+    return this.routerOf(this.group.activeMember).transactionNode(entries, what);
   }
 
   /** A Cluster member's redirect, asked of the member whose node the transaction ran on. */

@@ -65,6 +65,8 @@ describe('Cluster: streamed values, hash imports, durability batches', () => {
     const report = await batch.execute();
     await expect(a).rejects.toBeInstanceOf(RespireServerError);
     expect((report.writes[0]!.error as RespireServerError).code).toBe('CROSSSLOT');
+    // It names what the caller sent: a durable batch, not a MULTI it never wrote.
+    expect((report.writes[0]!.error as Error).message).toMatch(/\(durable batch\)$/);
     expect(report.acknowledged).toBe(false);
     expect(await redis.send(['EXISTS', 'cross:a'])).toBe(0);
   });
