@@ -108,8 +108,12 @@ export class ClientCore extends Commander {
       caching: this.ownCache !== undefined,
       placeTransaction: (entries) => this.placeTransaction(entries),
       create: (endpoint, extras) => {
-        const node = new EndpointNode({
+        const node: EndpointNode = new EndpointNode({
           ...extras,
+          onClosed: () => {
+            this.pubsub.forget(node);
+            extras?.onClosed?.();
+          },
           options: { ...options, endpoint },
           telemetry: this.telemetry,
           errorSink: this.errorSink,
@@ -148,10 +152,7 @@ export class ClientCore extends Commander {
     return this.cache?.cache.stats;
   }
 
-  /**
-   * A view that reads through the client-side cache to Redis, sharing this client's connections
-   * and circuits; its writes still invalidate the cache.
-   */
+  /** A view reading through the client-side cache (its writes still invalidate it), sharing the rest. */
   withoutCache(): UncachedView {
     return new UncachedView(this, this);
   }

@@ -9,11 +9,12 @@ import type { PubSubErrorListener, PubSubListener, SubscriptionKind } from './su
 export class ClientPubSub {
   /**
    * Pub/sub error listeners, added to every node's subscriber (present and future), each with the
-   * functions that take it off those nodes: a Cluster node made after it was added included.
+   * function that takes it off each live node: a Cluster node made after it was added included, a
+   * node closed for good let go (`forget`), so that a long-lived client keeps none of them.
    */
   private readonly errorListeners = new Set<{
     readonly listener: PubSubErrorListener;
-    readonly removers: (() => void)[];
+    readonly removers: Map<EndpointNode, () => void>;
   }>();
 
   constructor(
@@ -25,7 +26,13 @@ export class ClientPubSub {
 
   /** A node the router just made: it gets every error listener added so far. */
   adopt(node: EndpointNode): void {
-    for (const added of this.errorListeners) added.removers.push(node.subscriber.onError(added.listener));
+    for (const added of this.errorListeners)
+      added.removers.set(node, node.subscriber.onError(added.listener));
+  }
+
+  /** A node closed for good (a Cluster node dropped, a Sentinel primary replaced). */
+  forget(node: EndpointNode): void {
+    for (const added of this.errorListeners) added.removers.delete(node);
   }
 
   subscribe(
@@ -51,16 +58,16 @@ export class ClientPubSub {
 
   /** `redis.onPubSubError(listener)`: returns the function that removes it from every node. */
   onError(listener: PubSubErrorListener): () => void {
+    const nodes = this.router().subscriberNodes();
     const added = {
       listener,
-      removers: this.router()
-        .subscriberNodes()
-        .map((node) => node.subscriber.onError(listener)),
+      removers: new Map(nodes.map((node) => [node, node.subscriber.onError(listener)] as const)),
     };
     this.errorListeners.add(added);
     return () => {
       this.errorListeners.delete(added);
-      for (const remove of added.removers.splice(0)) remove();
+      for (const remove of added.removers.values()) remove();
+      added.removers.clear();
     };
   }
 
