@@ -8,6 +8,7 @@ import { RawConnection } from '../../test/kit/raw-connection.js';
 import { checkedPasses } from '../clients/checked-passes.js';
 import type { ClientDriver, ConnectDriver } from '../clients/driver.js';
 import { findRedisBenchmark, redisBenchmarkRounds } from '../clients/redis-benchmark.js';
+import { stringFloor } from '../clients/string-floor.js';
 import { flatString, flatten } from '../flat-strings.js';
 import { roundTripMeasureOptions } from '../measure.js';
 import {
@@ -27,6 +28,8 @@ const NODE_REDIS = 'node-redis';
 /** node-redis's fastest configuration: no per-command timeout (an AbortSignal.timeout each). */
 const NODE_REDIS_NO_TIMEOUT = 'node-redis, no command timeout';
 const CEILING = 'redis-benchmark -c 1 -P 16';
+/** The large-string GET cases' floor: the strings alone, as V8 charges any client (string-floor.ts). */
+const STRING_FLOOR = 'floor: the strings alone, no client';
 const PIPELINE_CEILING = 'redis-benchmark -c 1 -P 100';
 /** redis-benchmark's pipeline depth for each ceiling contender. */
 const CEILING_DEPTH: Record<string, number> = { [CEILING]: 16, [PIPELINE_CEILING]: 100 };
@@ -119,7 +122,7 @@ const CASES: readonly ClientCase[] = [
     pattern: 'concurrent',
     valueBytes: 100 * 1024,
     batch: 100,
-    contenders: EVERY_CLIENT,
+    contenders: [...EVERY_CLIENT, STRING_FLOOR],
   },
   {
     name: 'GET 100 KiB, Promise.all of 100, replies kept a pass',
@@ -128,7 +131,7 @@ const CASES: readonly ClientCase[] = [
     valueBytes: 100 * 1024,
     batch: 100,
     keepReplies: true,
-    contenders: [RESPIRE, RESPIRE_BUFFERS, ...EVERY_CLIENT.slice(1)],
+    contenders: [RESPIRE, RESPIRE_BUFFERS, ...EVERY_CLIENT.slice(1), STRING_FLOOR],
   },
   // Large string arguments (issue 17): each client's way of turning a string into socket bytes.
   {
@@ -138,7 +141,8 @@ const CASES: readonly ClientCase[] = [
     valueBytes: 100 * 1024,
     batch: 100,
     keepReplies: true,
-    contenders: EVERY_CLIENT,
+    // The server's own bound on 100 KiB SETs, 100 at a time, with no client cost to speak of.
+    contenders: [...EVERY_CLIENT, PIPELINE_CEILING],
   },
   // 1 MiB in batches of 10, not 100: a pass of 100 MiB outlasts a round and, on a loaded machine,
   // the 5 s default command timeout of the replies it queues behind.
@@ -149,7 +153,7 @@ const CASES: readonly ClientCase[] = [
     valueBytes: 1024 * 1024,
     batch: 10,
     keepReplies: true,
-    contenders: EVERY_CLIENT,
+    contenders: [...EVERY_CLIENT, STRING_FLOOR],
   },
   {
     name: 'SET 1 MiB, Promise.all of 10',
@@ -177,6 +181,10 @@ export const clientSuite: IsolatedSuite = {
     const clientCase = CASES.find((candidate) => candidate.name === caseName);
     if (clientCase === undefined) throw new Error(`client has no case ${caseName}`);
     const url = await context.redisUrl();
+    if (contender === STRING_FLOOR) {
+      const { name, batch, valueBytes, keepReplies } = clientCase;
+      return stringFloor(contender, name, batch, valueBytes, keepReplies);
+    }
     const depth = CEILING_DEPTH[contender];
     if (depth !== undefined) return prepareCeiling(clientCase, depth, url, context);
     const connect = DRIVERS[contender];
