@@ -30,9 +30,7 @@ interface ListenerBookkeeping {
 /** The ports of the nodes the client's one error listener is still attached to. */
 function attachedPorts(redis: RespireClient): number[] {
   const [added] = (redis as unknown as ListenerBookkeeping).pubsub.errorListeners;
-  const keys = Array.isArray(added!.removers) ? [] : [...added!.removers.keys()];
-  if (Array.isArray(added!.removers)) return Array.from({ length: (added!.removers as unknown as unknown[]).length }, (_, i) => -i);
-  return keys.map((node) => node.endpoint.port!).sort();
+  return [...added!.removers.keys()].map((node) => node.endpoint.port!).sort();
 }
 
 function proxyPorts(proxied: ProxiedCluster, nodes: readonly ClusterNode[]): number[] {
