@@ -7,7 +7,6 @@ import {
   RespireConnectionError,
   type RespireEndpoint,
   type RespireError,
-  type RespireTimeoutError,
 } from '../errors.js';
 import type { RespValue } from '../resp/types.js';
 import { RingQueue } from '../util/ring-queue.js';
@@ -27,6 +26,7 @@ import { DeadlineTimer } from './deadline-timer.js';
 import { dial } from './dial.js';
 import { Health } from './health.js';
 import type { HandoffChannel } from './maintenance/handoff.js';
+import { NextConnection } from './next-connection.js';
 import { askReconnectPolicy } from './reconnect-policy.js';
 import { UnwrittenCommands } from './unwritten-commands.js';
 
@@ -54,6 +54,8 @@ export class Channel implements HandoffChannel {
   private lastError: RespireError | undefined;
   /** The connection close() sent QUIT on, until the server has closed it. */
   private quitting: Connection | undefined;
+  /** Handoffs waiting for the connection being opened (maintenance/handoff.ts). */
+  private readonly adoptions = new NextConnection();
 
   constructor(private readonly options: ChannelOptions) {
     this.acquireTimer = new DeadlineTimer(options.clock, this.onAcquireDeadline);
@@ -78,13 +80,13 @@ export class Channel implements HandoffChannel {
       this.state = 'closed';
       this.acquireTimer.cancel();
       // Commands queued while the first connection was being opened were never sent.
-      this.failQueued(error instanceof Error ? error : this.closedError());
+      this.failQueued(error instanceof Error ? error : clientClosedError(this.endpoint));
       throw error;
     }
     if (this.state !== 'connecting') {
       // Closed or destroyed while connecting: the new socket has no owner.
       connection.destroy(undefined);
-      throw this.closedError();
+      throw clientClosedError(this.endpoint);
     }
     const endedEarly = events.bind(connection);
     if (endedEarly !== undefined) {
@@ -110,7 +112,7 @@ export class Channel implements HandoffChannel {
   /** Queues a command for writing; it settles through its own promise. */
   enqueue(command: Command<unknown>): void {
     if (this.state === 'closing' || this.state === 'closed') {
-      command.reject(this.closedError());
+      command.reject(clientClosedError(this.endpoint));
       return;
     }
     if (this.connection === undefined && this.lastError instanceof RespireAuthenticationError) {
@@ -139,7 +141,7 @@ export class Channel implements HandoffChannel {
       this.waiters.push(command);
       this.stampAcquireDeadline(command, this.options.clock.now());
     } else {
-      command.reject(this.acquireError(0));
+      command.reject(acquireError(this.endpoint, 0));
       return;
     }
     this.scheduleFlush();
@@ -153,7 +155,7 @@ export class Channel implements HandoffChannel {
 
   /** Adds to the current connection's `writeFirst` set-up; with none, fails unwritten (for the next). */
   writeFirstNow(command: Command<unknown>): void {
-    if (this.state === 'closing' || this.state === 'closed') command.reject(this.closedError());
+    if (this.state === 'closing' || this.state === 'closed') command.reject(clientClosedError(this.endpoint));
     else if (this.connection === undefined) command.reject(unwrittenSetupError(this.endpoint));
     else {
       this.setup.push(command);
@@ -171,6 +173,12 @@ export class Channel implements HandoffChannel {
     const taken = this.unwritten.extract(select);
     for (const command of taken) command.reportHealth(Health.None);
     return taken;
+  }
+
+  nextConnection(): Promise<Connection | undefined> {
+    return this.state === 'closing' || this.state === 'closed'
+      ? Promise.resolve(undefined)
+      : this.adoptions.wait();
   }
 
   pauseWrites(paused: boolean): void {
@@ -209,6 +217,7 @@ export class Channel implements HandoffChannel {
     if (this.state === 'closed') return;
     if (this.state !== 'closing') {
       this.state = 'closing';
+      this.adoptions.tell(undefined);
       this.clearReconnect();
       if (this.connection === undefined) this.failQueuedByClient();
       else this.flush();
@@ -238,6 +247,7 @@ export class Channel implements HandoffChannel {
     this.quitting?.destroy(undefined);
     if (this.state === 'closed') return;
     this.state = 'closed';
+    this.adoptions.tell(undefined);
     this.clearReconnect();
     this.acquireTimer.cancel();
     this.failSetup();
@@ -303,7 +313,7 @@ export class Channel implements HandoffChannel {
 
   /** Fails the commands whose acquire deadline passed; returns the next one outstanding. */
   private readonly onAcquireDeadline = (now: number): number => {
-    const capacity = (): Error => this.acquireError(this.options.acquireTimeout);
+    const capacity = (): Error => acquireError(this.endpoint, this.options.acquireTimeout);
     const next = Math.min(
       expireAcquireDeadlines(this.queue, now, (command) =>
         this.connection !== undefined ? capacity() : this.selectionFailed(command),
@@ -323,6 +333,7 @@ export class Channel implements HandoffChannel {
     const setup = this.options.writeFirst?.(connection);
     if (setup !== undefined) for (const command of setup) this.setup.push(command);
     this.flush();
+    this.adoptions.tell(connection);
   }
 
   /**
@@ -447,19 +458,11 @@ export class Channel implements HandoffChannel {
    * probe ticket taken while waiting ends with no outcome (seed 000 "Health classification").
    */
   private failQueuedByClient(): void {
-    const error = this.closedError();
+    const error = clientClosedError(this.endpoint);
     this.failQueued((command) => {
       command.reportHealth(Health.None);
       return error;
     });
-  }
-
-  private closedError(): RespireConnectionError {
-    return clientClosedError(this.endpoint);
-  }
-
-  private acquireError(timeoutMs: number): RespireTimeoutError {
-    return acquireError(this.endpoint, timeoutMs);
   }
 
   /**

@@ -12,7 +12,7 @@
 // can overlap (a second MOVING during the first): each holds its own pause, and the latest MOVING
 // wins; an older handoff overtaken by a newer one closes its replacement unused and stops.
 import type { RespireEndpoint } from '../../errors.js';
-import { startTimer } from '../../util/timers.js';
+import { startTimer, stopTimer, type Timer } from '../../util/timers.js';
 import type { Connection } from '../connection.js';
 import type { MaintenanceWindows } from './maintenance-windows.js';
 import type { MaintenanceNotification } from './notifications.js';
@@ -22,6 +22,8 @@ export interface HandoffChannel {
   /** The configured endpoint. */
   readonly endpoint: RespireEndpoint;
   readonly current: Connection | undefined;
+  /** The connection the channel takes next (it is opening one), or undefined once it closes. */
+  nextConnection(): Promise<Connection | undefined>;
   /**
    * Holds (true) the writing of queued commands, or releases (false) one hold: writes resume once
    * no handoff holds them.
@@ -66,7 +68,7 @@ export class Handoff {
         startTimer(this.windows.clock, resolve, (moving.timeS * 1000) / 2, true),
       );
     }
-    let old = channel.current;
+    let old = channel.current ?? (await this.opening());
     if (old === undefined || this.overtaken) return;
     channel.pauseWrites(true);
     this.paused = true;
@@ -94,6 +96,24 @@ export class Handoff {
     } finally {
       this.resume();
     }
+  }
+
+  /**
+   * The MOVING was read on a connection the channel had not taken yet: it came right behind the
+   * last reply of its handshake, in the same read. The handoff replaces that connection once the
+   * channel takes it, within the announced time; unless it was a reconnection that already went
+   * where the MOVING said (dial.ts), or the channel closed.
+   */
+  private async opening(): Promise<Connection | undefined> {
+    const { clock } = this.windows;
+    let timer: Timer | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = startTimer(clock, () => resolve(undefined), this.moving.timeS * 1000, true);
+    });
+    const next = await Promise.race([this.channel.nextConnection(), late]);
+    stopTimer(clock, timer);
+    const to = this.moving.to ?? this.channel.endpoint;
+    return next?.endpoint.host === to.host && next.endpoint.port === to.port ? undefined : next;
   }
 
   private resume(): void {
