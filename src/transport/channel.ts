@@ -277,7 +277,8 @@ export class Channel implements HandoffChannel {
   private readonly flush = (): void => {
     this.flushScheduled = false;
     this.compactedThisTick = false;
-    const connection = this.pauses > 0 ? undefined : this.connection;
+    // A handoff's pause ends when the channel closes: close() writes what is queued, now.
+    const connection = this.pauses > 0 && this.state !== 'closing' ? undefined : this.connection;
     if (connection?.writable && this.setup.length > 0) connection.writeFrom(this.setup, undefined);
     if (connection?.writable && this.setup.length === 0) {
       connection.writeFrom(this.queue, this.options.gate);
