@@ -190,10 +190,11 @@ export class Channel implements HandoffChannel {
     old: Connection,
     endpoint: RespireEndpoint,
     wanted: () => boolean,
+    drained: (old: Connection) => Promise<void>,
   ): Promise<boolean> {
     const events = this.eventsFor();
     const next = await connect({ ...this.options, endpoint }, events);
-    await old.whenIdle();
+    await drained(old);
     // `old` was lost meanwhile (a reset): the replacement is the reconnection, to where MOVING said.
     const lost = this.state === 'reconnecting';
     if (
