@@ -56,6 +56,8 @@ export class Channel implements HandoffChannel {
   private quitting: Connection | undefined;
   /** Handoffs waiting for the connection being opened (maintenance/handoff.ts). */
   private readonly adoptions = new NextConnection();
+  /** Aborted as the channel closes: a handoff's replacement still being opened is given up. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly options: ChannelOptions) {
     this.acquireTimer = new DeadlineTimer(options.clock, this.onAcquireDeadline);
@@ -193,7 +195,7 @@ export class Channel implements HandoffChannel {
     drained: (old: Connection) => Promise<void>,
   ): Promise<boolean> {
     const events = this.eventsFor();
-    const next = await connect({ ...this.options, endpoint }, events);
+    const next = await connect({ ...this.options, endpoint, signal: this.closing.signal }, events);
     await drained(old);
     // `old` was lost meanwhile (a reset): the replacement is the reconnection, to where MOVING said.
     const lost = this.state === 'reconnecting';
@@ -219,6 +221,7 @@ export class Channel implements HandoffChannel {
     if (this.state !== 'closing') {
       this.state = 'closing';
       this.adoptions.tell(undefined);
+      this.closing.abort();
       this.clearReconnect();
       if (this.connection === undefined) this.failQueuedByClient();
       else this.flush();
@@ -249,6 +252,7 @@ export class Channel implements HandoffChannel {
     if (this.state === 'closed') return;
     this.state = 'closed';
     this.adoptions.tell(undefined);
+    this.closing.abort();
     this.clearReconnect();
     this.acquireTimer.cancel();
     this.failSetup();

@@ -4,7 +4,8 @@
 // deadline (BLPOP 0) was in flight on the old connection, since the handoff waits for it before
 // swapping: the held commands never went out and close() never returned. Now a closing channel
 // writes what is queued on its connection at once, pause or not; the handoff then finds the
-// channel closing and drops its replacement. The fake servers send the MOVING and hold the
+// channel closing and drops its replacement; one still being opened is given up at once (it was
+// left open until connectTimeout). The fake servers send the MOVING and hold the
 // replacement's handshake: Redis 7.0 cannot send maintenance notifications.
 import { describe, expect, it } from 'vitest';
 import { RespireClient } from '../../src/index.js';
@@ -65,6 +66,8 @@ describe('close() during a MOVING handoff', () => {
     const closed = client.close();
     expect(await outcomeWithin(closed, 2_000)).toEqual({ value: undefined });
     expect(await held).toBe('held');
+    // The replacement still being opened is given up, not left open until connectTimeout (20 s).
+    expect(await outcomeWithin((await to.connection(0)).closed, 2_000)).not.toBe('pending');
     release();
   });
 
