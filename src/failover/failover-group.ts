@@ -134,6 +134,8 @@ export class RespireFailoverGroup implements MemberSource {
           options.healthCheck,
           member.resolved.clock,
           (ok) => this.onProbe(member, ok),
+          member.resolved.maintenanceRelaxedTimeout,
+          () => member.client?.inMaintenance === true,
         ),
     );
     for (const prober of this.probers) prober.start();

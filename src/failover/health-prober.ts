@@ -2,17 +2,20 @@
 // `interval` a probe (`PING`, or the configured function) runs on the member's probe client, a
 // client of its own with its own connections and no circuit breaker, so probes are never checked
 // by a data circuit; a probe not done within `timeout` is a failure. A probe still running when
-// the next is due delays it: at most one is in flight.
+// the next is due delays it: at most one is in flight. While the server announces a maintenance
+// window (PROTOCOL.md §5: MIGRATING, FAILING_OVER, MOVING) on the member's data or probe
+// connections, which relaxes their command deadlines, a probe has at least the relaxed timeout
+// too (`maintenanceRelaxedTimeout`): a planned maintenance must not make the group switch away.
 import type { RespireOptions } from '../client/options.js';
-import { RespireTimeoutError } from '../errors.js';
-import { RespireClient } from '../respire-client.js';
+import { RespireMaintenanceTimeoutError, RespireTimeoutError } from '../errors.js';
 import type { Clock } from '../util/clock.js';
 import { Periodic } from '../util/periodic.js';
 import { startTimer, stopTimer, type Timer } from '../util/timers.js';
 import type { ResolvedHealthCheck } from './options.js';
+import { ProbeClient } from './probe-client.js';
 
 export class HealthProber {
-  private client: RespireClient | undefined;
+  private client: ProbeClient | undefined;
   /** The probe client being opened (a member down at start, or whose client failed to open). */
   private connecting: Promise<void> | undefined;
   private probes: Periodic | undefined;
@@ -26,6 +29,10 @@ export class HealthProber {
     private readonly clock: Clock,
     /** Told each probe's outcome: true when the member answered in time. */
     private readonly onResult: (ok: boolean, error: unknown) => void,
+    /** The member's `maintenanceRelaxedTimeout`. */
+    private readonly relaxedTimeoutMs: number,
+    /** Whether a maintenance window is open on the member's data connections. */
+    private readonly dataInMaintenance: () => boolean,
   ) {}
 
   start(): void {
@@ -48,7 +55,7 @@ export class HealthProber {
   /** One probe; Periodic starts no other while its promise is pending. */
   private readonly tick = (): Promise<void> | undefined => {
     if (this.closed) return undefined;
-    return withTimeout(this.probe(), this.check.timeout, this.member, this.clock).then(
+    return this.withTimeout(this.probe()).then(
       () => this.report(true, undefined),
       (error: unknown) => this.report(false, error),
     );
@@ -61,8 +68,47 @@ export class HealthProber {
   private async probe(): Promise<void> {
     if (this.client === undefined) await this.open();
     const client = this.client!;
-    if (this.check.probe === undefined) await client.ping();
+    if (this.check.probe === undefined) await client.ping({ timeout: this.timeoutNow() });
     else await this.check.probe(client, this.member);
+  }
+
+  private get inMaintenance(): boolean {
+    return this.client?.inMaintenance === true || this.dataInMaintenance();
+  }
+
+  /** A probe's deadline now: `timeout`, or at least the relaxed timeout inside a window. */
+  private timeoutNow(): number {
+    return this.inMaintenance ? Math.max(this.check.timeout, this.relaxedTimeoutMs) : this.check.timeout;
+  }
+
+  /**
+   * `work`, or a rejection once its deadline passed (its own outcome is then ignored). A window
+   * opened while it ran extends the deadline to the relaxed timeout, as for data commands.
+   */
+  private withTimeout(work: Promise<void>): Promise<void> {
+    work.catch(ignore);
+    const { clock } = this;
+    let timer: Timer | undefined;
+    const late = new Promise<void>((_, reject) => {
+      const expire = (waitedMs: number): void => {
+        const deadlineMs = this.timeoutNow();
+        if (waitedMs < deadlineMs) {
+          timer = startTimer(clock, () => expire(deadlineMs), deadlineMs - waitedMs, true);
+          return;
+        }
+        reject(this.timeoutError(waitedMs));
+      };
+      timer = startTimer(clock, () => expire(this.check.timeout), this.check.timeout, true);
+    });
+    return Promise.race([work, late]).finally(() => stopTimer(clock, timer));
+  }
+
+  private timeoutError(timeoutMs: number): RespireTimeoutError {
+    const message = `the health probe of ${this.member} took over ${timeoutMs} ms`;
+    if (!this.inMaintenance) return new RespireTimeoutError(message, 'response', { timeoutMs });
+    return new RespireMaintenanceTimeoutError(`${message}, relaxed during server maintenance`, 'command', {
+      timeoutMs,
+    });
   }
 
   /**
@@ -70,7 +116,7 @@ export class HealthProber {
    * Reconnects are capped at `interval`, so a recovered member is seen within about one interval.
    */
   private open(): Promise<void> {
-    this.connecting ??= RespireClient.connect({
+    this.connecting ??= ProbeClient.open({
       ...this.options,
       circuitBreaker: null,
       meter: null,
@@ -87,26 +133,6 @@ export class HealthProber {
       });
     return this.connecting;
   }
-}
-
-/** `work`, or a rejection once `timeoutMs` passed (the work's own outcome is then ignored). */
-function withTimeout(work: Promise<void>, timeoutMs: number, member: string, clock: Clock): Promise<void> {
-  work.catch(ignore);
-  let timer: Timer | undefined;
-  const late = new Promise<void>((_, reject) => {
-    timer = startTimer(
-      clock,
-      () =>
-        reject(
-          new RespireTimeoutError(`the health probe of ${member} took over ${timeoutMs} ms`, 'response', {
-            timeoutMs,
-          }),
-        ),
-      timeoutMs,
-      true,
-    );
-  });
-  return Promise.race([work, late]).finally(() => stopTimer(clock, timer));
 }
 
 function ignore(): void {}

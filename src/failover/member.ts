@@ -47,6 +47,12 @@ export class MemberClient extends ClientCore {
     return client;
   }
 
+  /** Whether a maintenance window is open on one of its nodes (a failover group's probes relax then). */
+  get inMaintenance(): boolean {
+    for (const node of this.nodes) if (node.inMaintenance) return true;
+    return false;
+  }
+
   get memberRouter(): Router {
     return this.router;
   }

@@ -29,7 +29,10 @@ export interface RespireFailoverMember {
 export interface RespireHealthCheckOptions {
   /** Time between the start of two probes of a member, ms. Default 1000. */
   interval?: number;
-  /** A probe not answered within this is a failure, ms. Default 500. */
+  /**
+   * A probe not answered within this is a failure, ms. Default 500. While a maintenance window is
+   * open on the member's connections, at least the member's `maintenanceRelaxedTimeout`.
+   */
   timeout?: number;
   /** Consecutive probe failures that mark a member unhealthy. Default 3. */
   failuresToSwitch?: number;

@@ -7,7 +7,6 @@ import {
   RespireConnectionError,
   type RespireEndpoint,
   type RespireError,
-  type RespireTimeoutError,
 } from '../errors.js';
 import type { RespValue } from '../resp/types.js';
 import { RingQueue } from '../util/ring-queue.js';
@@ -27,6 +26,7 @@ import { DeadlineTimer } from './deadline-timer.js';
 import { dial } from './dial.js';
 import { Health } from './health.js';
 import type { HandoffChannel } from './maintenance/handoff.js';
+import { NextConnection } from './next-connection.js';
 import { askReconnectPolicy } from './reconnect-policy.js';
 import { UnwrittenCommands } from './unwritten-commands.js';
 
@@ -54,6 +54,10 @@ export class Channel implements HandoffChannel {
   private lastError: RespireError | undefined;
   /** The connection close() sent QUIT on, until the server has closed it. */
   private quitting: Connection | undefined;
+  /** Handoffs waiting for the connection being opened (maintenance/handoff.ts). */
+  private readonly adoptions = new NextConnection();
+  /** Aborted as the channel closes: a handoff's replacement still being opened is given up. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly options: ChannelOptions) {
     this.acquireTimer = new DeadlineTimer(options.clock, this.onAcquireDeadline);
@@ -78,13 +82,13 @@ export class Channel implements HandoffChannel {
       this.state = 'closed';
       this.acquireTimer.cancel();
       // Commands queued while the first connection was being opened were never sent.
-      this.failQueued(error instanceof Error ? error : this.closedError());
+      this.failQueued(error instanceof Error ? error : clientClosedError(this.endpoint));
       throw error;
     }
     if (this.state !== 'connecting') {
       // Closed or destroyed while connecting: the new socket has no owner.
       connection.destroy(undefined);
-      throw this.closedError();
+      throw clientClosedError(this.endpoint);
     }
     const endedEarly = events.bind(connection);
     if (endedEarly !== undefined) {
@@ -110,7 +114,7 @@ export class Channel implements HandoffChannel {
   /** Queues a command for writing; it settles through its own promise. */
   enqueue(command: Command<unknown>): void {
     if (this.state === 'closing' || this.state === 'closed') {
-      command.reject(this.closedError());
+      command.reject(clientClosedError(this.endpoint));
       return;
     }
     if (this.connection === undefined && this.lastError instanceof RespireAuthenticationError) {
@@ -139,7 +143,7 @@ export class Channel implements HandoffChannel {
       this.waiters.push(command);
       this.stampAcquireDeadline(command, this.options.clock.now());
     } else {
-      command.reject(this.acquireError(0));
+      command.reject(acquireError(this.endpoint, 0));
       return;
     }
     this.scheduleFlush();
@@ -153,7 +157,7 @@ export class Channel implements HandoffChannel {
 
   /** Adds to the current connection's `writeFirst` set-up; with none, fails unwritten (for the next). */
   writeFirstNow(command: Command<unknown>): void {
-    if (this.state === 'closing' || this.state === 'closed') command.reject(this.closedError());
+    if (this.state === 'closing' || this.state === 'closed') command.reject(clientClosedError(this.endpoint));
     else if (this.connection === undefined) command.reject(unwrittenSetupError(this.endpoint));
     else {
       this.setup.push(command);
@@ -173,6 +177,12 @@ export class Channel implements HandoffChannel {
     return taken;
   }
 
+  nextConnection(): Promise<Connection | undefined> {
+    return this.state === 'closing' || this.state === 'closed'
+      ? Promise.resolve(undefined)
+      : this.adoptions.wait();
+  }
+
   pauseWrites(paused: boolean): void {
     this.pauses += paused ? 1 : -1;
     if (this.pauses === 0) this.scheduleFlush();
@@ -182,10 +192,11 @@ export class Channel implements HandoffChannel {
     old: Connection,
     endpoint: RespireEndpoint,
     wanted: () => boolean,
+    drained: (old: Connection) => Promise<void>,
   ): Promise<boolean> {
     const events = this.eventsFor();
-    const next = await connect({ ...this.options, endpoint }, events);
-    await old.whenIdle();
+    const next = await connect({ ...this.options, endpoint, signal: this.closing.signal }, events);
+    await drained(old);
     // `old` was lost meanwhile (a reset): the replacement is the reconnection, to where MOVING said.
     const lost = this.state === 'reconnecting';
     if (
@@ -209,6 +220,8 @@ export class Channel implements HandoffChannel {
     if (this.state === 'closed') return;
     if (this.state !== 'closing') {
       this.state = 'closing';
+      this.adoptions.tell(undefined);
+      this.closing.abort();
       this.clearReconnect();
       if (this.connection === undefined) this.failQueuedByClient();
       else this.flush();
@@ -238,6 +251,8 @@ export class Channel implements HandoffChannel {
     this.quitting?.destroy(undefined);
     if (this.state === 'closed') return;
     this.state = 'closed';
+    this.adoptions.tell(undefined);
+    this.closing.abort();
     this.clearReconnect();
     this.acquireTimer.cancel();
     this.failSetup();
@@ -267,7 +282,8 @@ export class Channel implements HandoffChannel {
   private readonly flush = (): void => {
     this.flushScheduled = false;
     this.compactedThisTick = false;
-    const connection = this.pauses > 0 ? undefined : this.connection;
+    // A handoff's pause ends when the channel closes: close() writes what is queued, now.
+    const connection = this.pauses > 0 && this.state !== 'closing' ? undefined : this.connection;
     if (connection?.writable && this.setup.length > 0) connection.writeFrom(this.setup, undefined);
     if (connection?.writable && this.setup.length === 0) {
       connection.writeFrom(this.queue, this.options.gate);
@@ -303,7 +319,7 @@ export class Channel implements HandoffChannel {
 
   /** Fails the commands whose acquire deadline passed; returns the next one outstanding. */
   private readonly onAcquireDeadline = (now: number): number => {
-    const capacity = (): Error => this.acquireError(this.options.acquireTimeout);
+    const capacity = (): Error => acquireError(this.endpoint, this.options.acquireTimeout);
     const next = Math.min(
       expireAcquireDeadlines(this.queue, now, (command) =>
         this.connection !== undefined ? capacity() : this.selectionFailed(command),
@@ -323,6 +339,7 @@ export class Channel implements HandoffChannel {
     const setup = this.options.writeFirst?.(connection);
     if (setup !== undefined) for (const command of setup) this.setup.push(command);
     this.flush();
+    this.adoptions.tell(connection);
   }
 
   /**
@@ -447,19 +464,11 @@ export class Channel implements HandoffChannel {
    * probe ticket taken while waiting ends with no outcome (seed 000 "Health classification").
    */
   private failQueuedByClient(): void {
-    const error = this.closedError();
+    const error = clientClosedError(this.endpoint);
     this.failQueued((command) => {
       command.reportHealth(Health.None);
       return error;
     });
-  }
-
-  private closedError(): RespireConnectionError {
-    return clientClosedError(this.endpoint);
-  }
-
-  private acquireError(timeoutMs: number): RespireTimeoutError {
-    return acquireError(this.endpoint, timeoutMs);
   }
 
   /**

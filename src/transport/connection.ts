@@ -211,13 +211,14 @@ export class Connection {
 
   /**
    * Closes the socket now; what is in flight fails with `error`. Without one the client closes it
-   * itself: what is in flight fails with a generic closed error and records no health outcome
-   * (seed 000: nothing is recorded for a failure the client caused).
+   * itself: what is in flight fails with `owed` (a generic closed error by default) and records no
+   * health outcome (seed 000: nothing is recorded for a failure the client caused).
    */
-  destroy(error: RespireError | undefined): void {
+  destroy(error: RespireError | undefined, owed?: RespireError): void {
     this.shut(
       error,
       error ??
+        owed ??
         new RespireConnectionError('connection closed by the client', {
           endpoint: this.endpoint,
           written: true,

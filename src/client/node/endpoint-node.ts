@@ -83,6 +83,8 @@ export class EndpointNode {
   /** The last leave() (a new object each time): borrowings begun before it fail with its reason. */
   private left: { readonly reason: Error } | undefined;
   private closing: Promise<void> | undefined;
+  /** The endpoint's maintenance windows (PROTOCOL.md §5), shared by its connections. */
+  private readonly windows: MaintenanceWindows;
 
   constructor(private readonly settings: EndpointNodeSettings) {
     const { options, telemetry, circuits } = settings;
@@ -96,6 +98,7 @@ export class EndpointNode {
     // PROTOCOL.md §5: one set of maintenance windows for the endpoint, shared by its connections;
     // only the shared pipeline and the tracking connection are handed over on MOVING (maintenance.ts).
     const windows = new MaintenanceWindows(options.maintenanceRelaxedTimeout, options.clock);
+    this.windows = windows;
     // diagnostics.ts `respire:client:error`: a `reconnect` function that failed (issue 19 #5).
     const channelOptions: ChannelOptions = {
       ...options,
@@ -147,6 +150,11 @@ export class EndpointNode {
   /** The endpoint's circuit, read-only; undefined without `circuitBreaker`. */
   get circuit(): ClientCircuit | undefined {
     return this.gate?.circuit;
+  }
+
+  /** Whether the server announced a maintenance window on the endpoint that is still open. */
+  get inMaintenance(): boolean {
+    return this.windows.active;
   }
 
   /** The client closed or destroyed the node's dedicated connections (a failure it caused). */
