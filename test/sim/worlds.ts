@@ -2,6 +2,7 @@
 // (cluster.ts) or a Sentinel-watched primary with replicas (sentinel.ts). Each gives the client's
 // mode options, the one log of commands its nodes ran, and its own faults to arm.
 import type { RespireEndpoint } from '../../src/errors.js';
+import type { Redirected } from './invariants.js';
 import type { RespireOptions } from '../../src/index.js';
 import type { SeededRandom } from '../kit/seeded-random.js';
 import { SimCluster } from './cluster.js';
@@ -22,8 +23,8 @@ export interface World {
   readonly dataNodes: readonly RespireEndpoint[];
   /** Every data command the world's nodes ran, in the order they ran them. */
   readonly log: readonly ExecutedCommand[];
-  /** Cluster: the arguments of each command a node answered with a redirect. */
-  readonly redirected?: readonly (readonly string[])[];
+  /** Cluster: each command a node answered with a redirect, and when. */
+  readonly redirected?: readonly Redirected[];
   /** What the client should never have sent, from every node. */
   misuse(): string[];
   /** Schedules the world's own faults (failovers, migrations) from `origin`; traced. */
