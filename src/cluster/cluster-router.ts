@@ -414,11 +414,20 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     return this.topology.nodes[index]!;
   }
 
-  /** A primary for keyless commands: `turn` picks a fixed one, otherwise they take turns. */
+  /**
+   * A primary for keyless commands: `turn` picks a fixed one, otherwise they take turns, passing
+   * over one whose circuit is open while another's is not (seed 000: an open node does not affect
+   * commands that any node could serve).
+   */
   private anyPrimary(turn?: number): EndpointNode | Error {
     const primaries = this.primaries();
     if (primaries.length === 0) return this.noNodeError();
-    return this.nodes.at(primaries[(turn ?? this.replicaTurn++) % primaries.length]!);
+    const first = turn ?? this.replicaTurn++;
+    for (let i = 0; turn === undefined && i < primaries.length; i++) {
+      const node = this.nodes.at(primaries[(first + i) % primaries.length]!);
+      if (node.circuit?.state !== 'open') return node;
+    }
+    return this.nodes.at(primaries[first % primaries.length]!);
   }
 
   private primaries(): readonly ClusterNode[] {
