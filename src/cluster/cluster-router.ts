@@ -26,6 +26,7 @@ import {
 } from '../errors.js';
 import { clientClosedError } from '../transport/channel-errors.js';
 import { type Command, CommandFlags } from '../transport/command.js';
+import { describeEndpoint } from '../util/describe-endpoint.js';
 import { ClassicSubscriptions } from './classic-subscriptions.js';
 import { ClusterAttempt, type RedirectFollower, stillToSend } from './cluster-attempt.js';
 import { type AttemptRouter, ClusterNodes } from './cluster-nodes.js';
@@ -44,6 +45,7 @@ import { JoinedReply } from './joined-reply.js';
 import { KeyLookup, lookupOn, lookupTimeout } from './key-lookup.js';
 import { keySlot } from './key-slot.js';
 import { withMovedSlot } from './moved-slot.js';
+import { keysOfPart } from './partial-write.js';
 import { type ClusterRedirect, clusterRedirectOf } from './redirect.js';
 import { RedirectBackoff } from './redirect-backoff.js';
 import { followDroppedShardChannel, moveFailedShardChannels } from './shard-subscriptions.js';
@@ -150,6 +152,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       command,
       split.parts.map((part) => part.args),
       (replies) => split.join(replies),
+      split.writes ? (i) => keysOfPart(split.parts[i]!.keyNumbers) : undefined,
     );
     traceCommand(command, this.options.endpoint, this.options.clock);
     // A write a part of which its node's circuit rejects: rejected, no part sent (joined-reply.ts).
@@ -345,14 +348,17 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
         command.reject(this.noNodeError());
         return;
       }
+      const nodes = targets.map((target) => this.nodes.at(target));
       const joined = new JoinedReply(
         command,
         targets.map(() => command.args),
         (replies) => aggregateReplies(spec?.responsePolicy, replies),
+        spec?.flags.has('write') === true
+          ? (i) => `the part on ${describeEndpoint(nodes[i]!.endpoint)}`
+          : undefined,
       );
       traceCommand(command, this.options.endpoint, this.options.clock);
       // A part its node's circuit rejects: rejected whole, no part sent (FLUSHALL: joined-reply.ts).
-      const nodes = targets.map((target) => this.nodes.at(target));
       if (joined.rejectedBefore((_, i) => nodes[i]!)) return;
       for (const [i, part] of joined.parts.entries()) this.write(part, nodes[i]!, 0, false);
       return;
