@@ -136,14 +136,24 @@ describe('invariants', () => {
     // Bound 152 plus, per redirect, the longest TRYAGAIN backoff, acquireTimeout and its timeout.
     const late = (end: number) => op({ end, outcome: { ok: true, value: 'OK' } });
     const run = (end: number) =>
-      checkRun({ ...facts([late(end)], [executed('SET', 'k', 'v1')]), redirected: [{ args: ['SET', 'k', 'v1'], at: 5 }] });
+      checkRun({
+        ...facts([late(end)], [executed('SET', 'k', 'v1')]),
+        redirected: [{ args: ['SET', 'k', 'v1'], at: 5 }],
+      });
     expect(run(400)).toEqual([]);
     expect(run(500)).toEqual(['op 1 (SET): settled at 500, past its bound 462']);
   });
 
   it('allow a redirected read one more try per redirect of its command while it ran', () => {
     const read = (end: number) =>
-      op({ kind: 'GET', key: 'k', writes: [], end, outcome: { ok: true, value: null }, check: () => undefined });
+      op({
+        kind: 'GET',
+        key: 'k',
+        writes: [],
+        end,
+        outcome: { ok: true, value: null },
+        check: () => undefined,
+      });
     const run = (end: number, at: number) =>
       checkRun({ ...facts([read(end)]), redirected: [{ args: ['GET', 'k'], at }] });
     expect(run(400, 5)).toEqual([]);

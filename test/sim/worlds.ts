@@ -2,12 +2,12 @@
 // (cluster.ts) or a Sentinel-watched primary with replicas (sentinel.ts). Each gives the client's
 // mode options, the one log of commands its nodes ran, and its own faults to arm.
 import type { RespireEndpoint } from '../../src/errors.js';
-import type { Redirected } from './invariants.js';
 import type { RespireOptions } from '../../src/index.js';
 import type { SeededRandom } from '../kit/seeded-random.js';
 import { SimCluster } from './cluster.js';
 import { armClusterFaults, drawClusterFaults } from './cluster-faults.js';
 import type { FaultPlan } from './faults.js';
+import type { Redirected } from './invariants.js';
 import type { SimNetwork } from './network.js';
 import { type ExecutedCommand, SimRedis } from './redis.js';
 import type { Scheduler } from './scheduler.js';
