@@ -5,9 +5,10 @@
 // slot behind the cursor, and the walk skipped it whole; (2) move keys from a node not yet walked
 // to one already walked, which the walk never came back to; (3) move the slot the cursor stood on,
 // and the next page went to the new owner with the old node's cursor (a node cursor means nothing
-// on another server), leaving the rest of the old node unread. The walk now sweeps the slots, scans
-// again a node that took slots, and starts a step again when its slot moves (cluster-scan.ts):
-// every key present for the whole walk is returned at least once.
+// on another server, a promoted replica included: each seeds its hash function), leaving the rest
+// of the old node unread (also after a failover of that node). The walk now sweeps the slots,
+// scans again a node that took slots, and starts a step again on the new owner when its slot moves
+// (cluster-scan.ts): every key present for the whole walk is returned at least once.
 import { describe, expect, it } from 'vitest';
 import { keySlot } from '../../src/cluster/key-slot.js';
 import { useClusterClient } from '../cluster/cluster-support.js';
@@ -108,6 +109,20 @@ describe('a SCAN walk while slots move between primaries', () => {
     const keys = await writeKeys('under', tagFor(slot), 100);
     const midThird = (at: number, midway: boolean) => at === slot && midway;
     const { seen, acted } = await walk('under', midThird, () => move(slot, second));
+    expect(acted).toBe(true);
+    expect(keys.filter((key) => !seen.has(key))).toEqual([]);
+  });
+
+  it('starts a node again on its promoted replica when it fails over mid-scan', async () => {
+    const [, second] = bySweep() as [ClusterNode, ClusterNode];
+    const slot = lowestSlot(second);
+    const keys = await writeKeys('promoted', tagFor(slot), 150);
+    const midSecond = (at: number, midway: boolean) => at === slot && midway;
+    const { seen, acted } = await walk('promoted', midSecond, async () => {
+      await cluster.failover(second);
+      // The demoted node answers MOVED: the client has the promoted replica at once.
+      await client().get(`${tagFor(slot)}probe`);
+    });
     expect(acted).toBe(true);
     expect(keys.filter((key) => !seen.has(key))).toEqual([]);
   });
