@@ -14,18 +14,18 @@ import type { ClientCircuit } from '../client/node/circuit-gate.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { ResolvedOptions } from '../client/options.js';
 import type { SubscriptionKind } from '../client/pubsub/subscriber.js';
-import { readsFromReplica } from '../client/replica-reads.js';
 import type { Router } from '../client/router.js';
 import type { RedirectPause, TransactionPlacer } from '../client/transactions/transaction-run.js';
 import {
   RespireCircuitOpenError,
   RespireConnectionError,
   type RespireEndpoint,
-  RespireServerError,
+  type RespireServerError,
   RespireTimeoutError,
 } from '../errors.js';
 import { clientClosedError } from '../transport/channel-errors.js';
 import { type Command, CommandFlags } from '../transport/command.js';
+import { describeEndpoint } from '../util/describe-endpoint.js';
 import { ClassicSubscriptions } from './classic-subscriptions.js';
 import { ClusterAttempt, type RedirectFollower, stillToSend } from './cluster-attempt.js';
 import { type AttemptRouter, ClusterNodes } from './cluster-nodes.js';
@@ -44,28 +44,28 @@ import { JoinedReply } from './joined-reply.js';
 import { KeyLookup, lookupOn, lookupTimeout } from './key-lookup.js';
 import { keySlot } from './key-slot.js';
 import { withMovedSlot } from './moved-slot.js';
+import { NodeChoice } from './node-choice.js';
+import { keysOfPart } from './partial-write.js';
 import { type ClusterRedirect, clusterRedirectOf } from './redirect.js';
 import { RedirectBackoff } from './redirect-backoff.js';
 import { followDroppedShardChannel, moveFailedShardChannels } from './shard-subscriptions.js';
 import { type SplitCommand, slotOrSplit } from './split-command.js';
-import { type ClusterNode, type ClusterTopology, UNASSIGNED } from './topology.js';
+import type { ClusterTopology } from './topology.js';
 import { TopologyRefresher } from './topology-refresher.js';
-import { type TopologyView, TopologyViews } from './topology-view.js';
 import { keylessTarget } from './waiting-keyless.js';
 
 export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private readonly nodes: ClusterNodes;
+  /** Which node serves a command, by the current map (node-choice.ts). */
+  private readonly choice: NodeChoice;
   private readonly refresher: TopologyRefresher;
   /** The node holding `subscribe`/`psubscribe`, moved when it fails. */
-  private readonly classic = new ClassicSubscriptions((avoid) => this.classicCandidate(avoid));
+  private readonly classic = new ClassicSubscriptions((avoid) => this.choice.classicCandidate(avoid));
   /** Keys of commands the table does not know, from the server (key-lookup.ts). */
   private readonly keyLookup = new KeyLookup((args, timeoutMs) =>
-    lookupOn(this.anyPrimary(), args, timeoutMs),
+    lookupOn(this.choice.anyPrimary(), args, timeoutMs),
   );
-  /** Turns for replicas of a slot and for keyless commands' primaries. */
-  private replicaTurn = 0;
   private closed = false;
-  private readonly views = new TopologyViews();
   /** Commands in no node's queue: waiting out a TRYAGAIN or CLUSTERDOWN backoff, a lookup, a refresh. */
   private readonly backingOff: RedirectBackoff;
 
@@ -95,6 +95,13 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
         followDroppedShardChannel(from, channel, listeners, this.refresher.requestRefresh(), () =>
           this.closed ? undefined : this.subscriberNode('shard', [channel]),
         ),
+    );
+    this.choice = new NodeChoice(
+      () => this.topology,
+      this.nodes,
+      options.readFrom,
+      () => this.refresher.requestRefresh(),
+      options.endpoint,
     );
   }
 
@@ -150,10 +157,11 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       command,
       split.parts.map((part) => part.args),
       (replies) => split.join(replies),
+      split.writes ? (i) => keysOfPart(split.parts[i]!.keyNumbers) : undefined,
     );
     traceCommand(command, this.options.endpoint, this.options.clock);
     // A write a part of which its node's circuit rejects: rejected, no part sent (joined-reply.ts).
-    if (split.writes && joined.rejectedBefore((part, i) => this.nodeForSlot(split.parts[i]!.slot, part)))
+    if (split.writes && joined.rejectedBefore((part, i) => this.choice.forSlot(split.parts[i]!.slot, part)))
       return;
     joined.parts.forEach((part, i) => {
       this.dispatch(part, split.parts[i]!.slot, 0);
@@ -170,13 +178,13 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       this.sendKeyless(command);
       return;
     }
-    const node = this.nodeForSlot(slot, command);
+    const node = this.choice.forSlot(slot, command);
     if (node instanceof Error) {
       command.reject(node);
       return;
     }
     traceCommand(command, node.endpoint, this.options.clock);
-    if ((command.flags & CommandFlags.Retry) !== 0 && this.ownerLost(node)) {
+    if ((command.flags & CommandFlags.Retry) !== 0 && this.choice.ownerLost(node)) {
       // Seed 000 "Retries": ask the other primaries for the slot's owner first (by the retry's acquire
       // deadline: within); a new owner admits it, the same one (or none) rejects it without connecting.
       const refreshed = this.refresher.refresh();
@@ -191,13 +199,13 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   transactionNode(entries: readonly Command<unknown>[], what = 'MULTI'): EndpointNode | Error {
     const slot = sharedSlot(entries.map((entry) => commandSlot(entry.args)));
     if (slot === CROSS_SLOT) return crossSlotError(what);
-    return slot === ANY_SLOT ? this.anyPrimary() : this.primaryForSlot(slot);
+    return slot === ANY_SLOT ? this.choice.anyPrimary() : this.choice.primaryForSlot(slot);
   }
 
   watchNode(keys: readonly RedisArgument[]): EndpointNode | Error {
     const slot = sharedSlot(keys.map((key) => keySlot(key)));
     if (slot === CROSS_SLOT) return crossSlotError('WATCH');
-    return slot === ANY_SLOT ? this.anyPrimary() : this.primaryForSlot(slot);
+    return slot === ANY_SLOT ? this.choice.anyPrimary() : this.choice.primaryForSlot(slot);
   }
 
   /**
@@ -205,10 +213,10 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
    * pub/sub reaches every node of the cluster (classic-subscriptions.ts moves them when it fails).
    */
   subscriberNode(kind: SubscriptionKind, names: readonly string[]): EndpointNode | Error {
-    if (kind !== 'shard') return this.classic.node() ?? this.noNodeError();
+    if (kind !== 'shard') return this.classic.node() ?? this.choice.noNodeError();
     const slot = sharedSlot(names.map((name) => keySlot(name)));
     if (slot === CROSS_SLOT) return crossSlotError('SSUBSCRIBE');
-    return slot === ANY_SLOT ? this.anyPrimary(0) : this.primaryForSlot(slot);
+    return slot === ANY_SLOT ? this.choice.anyPrimary(0) : this.choice.primaryForSlot(slot);
   }
 
   subscriberNodes(): readonly EndpointNode[] {
@@ -318,7 +326,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   /** Sends the origin (or a part) by its slot, as a new hop; a keyless one to any primary. */
   private dispatch(origin: Command<unknown>, slot: number, hops: number, deadline = 0): void {
     if (!stillToSend(origin)) return;
-    const node = slot < 0 ? this.anyPrimary() : this.nodeForSlot(slot, origin);
+    const node = slot < 0 ? this.choice.anyPrimary() : this.choice.forSlot(slot, origin);
     if (node instanceof Error) origin.reject(node);
     else this.write(origin, node, hops, false, deadline);
   }
@@ -340,24 +348,27 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     const spec = commandSpecOf(command.args) ?? this.keyLookup.specNow(command.args);
     const policy = spec?.requestPolicy;
     if (policy === 'all_shards' || policy === 'all_nodes') {
-      const targets = policy === 'all_shards' ? this.primaries() : this.onlineNodes();
+      const targets = policy === 'all_shards' ? this.choice.primaries() : this.choice.online();
       if (targets.length === 0) {
-        command.reject(this.noNodeError());
+        command.reject(this.choice.noNodeError());
         return;
       }
+      const nodes = targets.map((target) => this.nodes.at(target));
       const joined = new JoinedReply(
         command,
         targets.map(() => command.args),
         (replies) => aggregateReplies(spec?.responsePolicy, replies),
+        spec?.flags.has('write') === true
+          ? (i) => `the part on ${describeEndpoint(nodes[i]!.endpoint)}`
+          : undefined,
       );
       traceCommand(command, this.options.endpoint, this.options.clock);
       // A part its node's circuit rejects: rejected whole, no part sent (FLUSHALL: joined-reply.ts).
-      const nodes = targets.map((target) => this.nodes.at(target));
       if (joined.rejectedBefore((_, i) => nodes[i]!)) return;
       for (const [i, part] of joined.parts.entries()) this.write(part, nodes[i]!, 0, false);
       return;
     }
-    const node = this.anyPrimary();
+    const node = this.choice.anyPrimary();
     if (node instanceof Error) {
       command.reject(node);
       return;
@@ -368,85 +379,19 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
 
   /** One SCAN page, pinned to the primary that serves the slot the cursor names (cluster-scan.ts). */
   private sendScan(command: Command<unknown>): void {
-    const plan = planScanPage(command.args, this.topology, this.view().walk);
+    const plan = planScanPage(command.args, this.topology, this.choice.view().history);
     if (plan instanceof Error) {
       command.reject(plan);
       return;
     }
     const node = this.nodes.at(this.topology.nodes[plan.owner]!);
-    const joined = new JoinedReply(command, [plan.page], (replies) =>
-      clusterScanReply(replies[0]!, plan.slot, plan.next),
-    );
+    // The next cursor by the map when the page's reply comes.
+    const joined = new JoinedReply(command, [plan.page], (replies) => {
+      const view = this.choice.view();
+      return clusterScanReply(replies[0]!, plan, view.topology, view.history);
+    });
     traceCommand(command, node.endpoint, this.options.clock);
     this.write(joined.parts[0]!, node, 0, false);
-  }
-
-  /** The node for a slot: its primary, or a replica for a read-only command under `readFrom`. */
-  private nodeForSlot(slot: number, command: Command<unknown>): EndpointNode | Error {
-    const owner = this.ownerOf(slot);
-    if (owner instanceof Error) return owner;
-    const readFrom = this.options.readFrom;
-    if (!readsFromReplica(command, readFrom)) return this.nodes.at(owner);
-    const replicas = owner.replicas;
-    if (replicas.length === 0) {
-      if (readFrom === 'replicaPreferred') return this.nodes.at(owner);
-      return new RespireConnectionError(
-        `no healthy replica of ${owner.endpoint.host}:${owner.endpoint.port} for slot ${slot} (readFrom: 'replica')`,
-        { endpoint: owner.endpoint, written: false },
-      );
-    }
-    const replica = this.topology.nodes[replicas[this.replicaTurn++ % replicas.length]!]!;
-    return this.nodes.at(replica);
-  }
-
-  private primaryForSlot(slot: number): EndpointNode | Error {
-    const owner = this.ownerOf(slot);
-    return owner instanceof Error ? owner : this.nodes.at(owner);
-  }
-
-  /** The slot's primary; an unserved slot is CLUSTERDOWN, as the server would say, and a refresh. */
-  private ownerOf(slot: number): ClusterNode | Error {
-    const index = this.topology.slots[slot]!;
-    if (index === UNASSIGNED) {
-      this.refresher.requestRefresh();
-      return new RespireServerError(`CLUSTERDOWN Hash slot ${slot} is not served by any known node`);
-    }
-    return this.topology.nodes[index]!;
-  }
-
-  /** A primary for keyless commands: `turn` picks a fixed one, otherwise they take turns. */
-  private anyPrimary(turn?: number): EndpointNode | Error {
-    const primaries = this.primaries();
-    if (primaries.length === 0) return this.noNodeError();
-    return this.nodes.at(primaries[(turn ?? this.replicaTurn++) % primaries.length]!);
-  }
-
-  private primaries(): readonly ClusterNode[] {
-    return this.view().primaries;
-  }
-
-  private onlineNodes(): readonly ClusterNode[] {
-    return this.view().online;
-  }
-
-  private view(): TopologyView {
-    return this.views.of(this.topology);
-  }
-
-  /**
-   * For classic subscriptions: the first online primary other than `avoid`, one whose circuit is
-   * not open if there is one (a rejected SUBSCRIBE would hold nothing).
-   */
-  private classicCandidate(avoid: EndpointNode | undefined): EndpointNode | undefined {
-    const others = this.primaries()
-      .map((primary) => this.nodes.at(primary))
-      .filter((node) => node !== avoid);
-    return others.find((node) => node.circuit?.state !== 'open') ?? others[0];
-  }
-
-  /** A node with no connection whose circuit is open, while other primaries are known. */
-  private ownerLost(node: EndpointNode): boolean {
-    return node.main.current === undefined && node.circuit?.state === 'open' && this.primaries().length > 1;
   }
 
   /** AttemptRouter: a waiting attempt's node by the current map (keyless ones: waiting-keyless.ts). */
@@ -454,7 +399,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     const slot = commandSlot(attempt.origin.args);
     const keyless = slot < 0 ? keylessTarget(attempt.origin, waitingOn, this.topology) : 'any';
     if (keyless !== 'any') return keyless === undefined ? waitingOn : this.nodes.at(keyless);
-    const node = slot < 0 ? this.anyPrimary() : this.nodeForSlot(slot, attempt.origin);
+    const node = slot < 0 ? this.choice.anyPrimary() : this.choice.forSlot(slot, attempt.origin);
     return node instanceof Error ? waitingOn : node;
   }
 
@@ -474,12 +419,5 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
   private announcedHost(node: EndpointNode): string {
     const index = this.topology.byKey.get(endpointKey(node.endpoint));
     return index === undefined ? node.endpoint.host : this.topology.nodes[index]!.announced.host;
-  }
-
-  private noNodeError(): RespireConnectionError {
-    return new RespireConnectionError('no cluster node is known to be online', {
-      endpoint: this.options.endpoint,
-      written: false,
-    });
   }
 }

@@ -1,10 +1,13 @@
 // The caller's reply to a command the router sent as several parts (a split MGET, a keyless command
 // fanned out to every primary): once every part has settled, the joined reply, or the first failed
 // part's error in part order (API.md "Cluster": not atomic; a part's failure fails the command).
+// For a write, an error that says "not sent" while other parts ran becomes the ambiguous write's
+// (partial-write.ts).
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import type { RespArgument } from '../resp/encoder.js';
 import type { RespValue } from '../resp/types.js';
 import { Command, CommandFlags, type SettleObserver } from '../transport/command.js';
+import { fateOf, type PartFate, partialWriteError } from './partial-write.js';
 
 export class JoinedReply implements SettleObserver {
   private readonly values: RespValue[];
@@ -12,14 +15,20 @@ export class JoinedReply implements SettleObserver {
   private failedAt = Number.POSITIVE_INFINITY;
   private error: unknown;
   private remaining: number;
+  /** For a write: what became of each part, for the caller's error when one fails. */
+  private readonly fates: PartFate[] | undefined;
 
   /** Makes one part per `partArgs`, each settling into this join. */
   constructor(
     private readonly origin: Command<unknown>,
     partArgs: readonly (readonly RespArgument[])[],
     private readonly join: (replies: readonly RespValue[]) => RespValue,
+    /** For a command that writes: names part `i` in a partly-applied error (partial-write.ts). */
+    private readonly describeWrite?: (part: number) => string,
   ) {
     this.remaining = partArgs.length;
+    this.fates =
+      describeWrite === undefined ? undefined : new Array<PartFate>(partArgs.length).fill('unsent');
     this.values = new Array(partArgs.length);
     // A part is never fire-and-forget: its reply is needed for the join.
     const flags = origin.flags & ~CommandFlags.FireAndForget;
@@ -63,6 +72,7 @@ export class JoinedReply implements SettleObserver {
   }
 
   commandSettled(command: Command<unknown>, failed: boolean, outcome: unknown): void {
+    if (this.fates !== undefined) this.fates[command.position] = fateOf(failed, outcome);
     if (failed) {
       command.promise.catch(ignore);
       if (command.position < this.failedAt) {
@@ -84,7 +94,11 @@ export class JoinedReply implements SettleObserver {
       this.origin.reply(joined);
       return;
     }
-    this.origin.reject(this.error);
+    const error =
+      this.fates === undefined
+        ? this.error
+        : partialWriteError(this.origin.args, this.fates, this.error, this.describeWrite!);
+    this.origin.reject(error);
   }
 }
 

@@ -1,7 +1,8 @@
-// What keyless routing and SCAN read from a topology (cluster-router.ts): its online nodes, online
-// primaries and SCAN walk, derived once per topology (a refresh or a MOVED replaces it whole)
-// instead of per command: a SCAN page walked all 16384 slots.
-import { scanWalk, type WalkStop } from './cluster-scan.js';
+// What keyless routing and SCAN read from a topology (cluster-router.ts): its online nodes and
+// online primaries, derived once per topology (a refresh or a MOVED replaces it whole) instead of
+// per command, and the slot history SCAN walks read (slot-history.ts), which sees each topology
+// the router looks at.
+import { SlotHistory } from './slot-history.js';
 import type { ClusterNode, ClusterTopology } from './topology.js';
 
 /** Derived from one topology. */
@@ -9,21 +10,24 @@ export interface TopologyView {
   readonly topology: ClusterTopology;
   readonly online: readonly ClusterNode[];
   readonly primaries: readonly ClusterNode[];
-  readonly walk: readonly WalkStop[];
+  /** When each slot last changed owner, up to this topology. */
+  readonly history: SlotHistory;
 }
 
 export class TopologyViews {
   private derived: TopologyView | undefined;
+  private readonly history = new SlotHistory();
 
   /** The view of `topology`, derived on its first use. */
   of(topology: ClusterTopology): TopologyView {
     if (this.derived?.topology !== topology) {
+      this.history.observe(topology);
       const online = topology.nodes.filter((node) => node.health === 'online');
       this.derived = {
         topology,
         online,
         primaries: online.filter((node) => node.role === 'primary'),
-        walk: scanWalk(topology, (index) => topology.nodes[index]!.health === 'online'),
+        history: this.history,
       };
     }
     return this.derived;

@@ -5,6 +5,7 @@
 // and ASKING while a slot migrates, READONLY reads on replicas. Faults (cluster-faults.ts) migrate
 // a slot or fail a primary over; every node sees the same map at once (no gossip delay).
 import type { RespireEndpoint } from '../../src/errors.js';
+import type { Redirected } from './invariants.js';
 import type { SimNetwork } from './network.js';
 import { type ExecutedCommand, type ServerFaults, SimRedis } from './redis.js';
 import type { Scheduler } from './scheduler.js';
@@ -33,8 +34,8 @@ export interface Migration {
 export class SimCluster {
   readonly nodes: ClusterNode[] = [];
   readonly log: ExecutedCommand[] = [];
-  /** The arguments of each command refused with a redirect (an EXEC's: its queued commands'). */
-  readonly redirected: string[][] = [];
+  /** Each command refused with a redirect (an EXEC's: its queued commands'), and when. */
+  readonly redirected: Redirected[] = [];
   readonly stores: Store[] = [];
   /** The shard owning each slot. */
   readonly owner = new Uint8Array(SLOTS);
@@ -102,7 +103,10 @@ export class SimCluster {
         const refused = this.refuse(node, session, name, args);
         // A redirect (MOVED, ASK, TRYAGAIN) sends the command again as a new hop (invariants.ts).
         if (refused !== undefined)
-          this.redirected.push(name === 'EXEC' ? (session.multi ?? []).flat() : [...args]);
+          this.redirected.push({
+            args: name === 'EXEC' ? (session.multi ?? []).flat() : [...args],
+            at: this.scheduler.now(),
+          });
         return refused;
       },
       command: (session, name, args) => this.command(session, name, args),

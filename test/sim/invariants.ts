@@ -24,8 +24,8 @@ export interface Transition {
 export interface RunFacts {
   readonly ops: readonly Op[];
   readonly log: readonly ExecutedCommand[];
-  /** Cluster: the arguments of each command refused with a redirect (MOVED, ASK, TRYAGAIN). */
-  readonly redirected: readonly (readonly string[])[];
+  /** Cluster: each command refused with a redirect (MOVED, ASK, TRYAGAIN), and when. */
+  readonly redirected: readonly Redirected[];
   readonly acquireTimeout: number;
   readonly retryAttempts: number;
   readonly jumps: readonly { at: number; ms: number }[];
@@ -45,10 +45,16 @@ const REDIRECT_BACKOFF_MAX_MS = 160;
 /** A written value or counter key; a Cluster transaction's counter key carries a hash tag. */
 const WRITE_TOKEN = /^([vcpxm]\d+)(?:\{k\d\})?$/;
 
+/** A command a Cluster node refused with a redirect: its arguments and the simulated time. */
+export interface Redirected {
+  readonly args: readonly string[];
+  readonly at: number;
+}
+
 export function checkRun(facts: RunFacts): string[] {
   const violations: string[] = [];
   const executions = tokenCounts(facts.log.map((entry) => entry.args));
-  const redirects = tokenCounts(facts.redirected);
+  const redirects = tokenCounts(facts.redirected.map((entry) => entry.args));
   const echoes = echoCounts(facts.log);
   for (const op of facts.ops) {
     const problem = checkOp(op, facts, executions, redirects) ?? checkRejectedEcho(op, facts, echoes);
@@ -132,11 +138,21 @@ function tokenCounts(commands: readonly (readonly string[])[]): Map<string, numb
 /**
  * README "Redirects": a MOVED or ASK resends at the target, a TRYAGAIN after 10, 20, 40 … 160 ms,
  * each try a new write with its own acquire and reply deadlines. A write op's redirects (found by
- * its tokens) each add that much to its bound.
+ * its tokens) each add that much to its bound; so do a read's (GET, BLPOP: found by its command
+ * and key while it ran, so a concurrent read of the same key may lend it one, the bound erring long).
  */
 function redirectAllowance(op: Op, facts: RunFacts, redirects: Map<string, number>): number {
-  const hops = Math.max(0, ...op.writes.map((token) => redirects.get(token) ?? 0));
+  const hops = Math.max(0, readRedirects(op, facts), ...op.writes.map((token) => redirects.get(token) ?? 0));
   return hops * (REDIRECT_BACKOFF_MAX_MS + facts.acquireTimeout + op.timeoutMs);
+}
+
+/** The redirects of a read op's command (its kind and key) between its start and its end. */
+function readRedirects(op: Op, facts: RunFacts): number {
+  if (op.key === undefined || op.writes.length > 0 || op.end === undefined) return 0;
+  const end = op.end;
+  return facts.redirected.filter(
+    ({ args, at }) => args[0]?.toUpperCase() === op.kind && args[1] === op.key && at >= op.start && at <= end,
+  ).length;
 }
 
 function checkOp(

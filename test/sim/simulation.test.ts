@@ -136,9 +136,29 @@ describe('invariants', () => {
     // Bound 152 plus, per redirect, the longest TRYAGAIN backoff, acquireTimeout and its timeout.
     const late = (end: number) => op({ end, outcome: { ok: true, value: 'OK' } });
     const run = (end: number) =>
-      checkRun({ ...facts([late(end)], [executed('SET', 'k', 'v1')]), redirected: [['SET', 'k', 'v1']] });
+      checkRun({
+        ...facts([late(end)], [executed('SET', 'k', 'v1')]),
+        redirected: [{ args: ['SET', 'k', 'v1'], at: 5 }],
+      });
     expect(run(400)).toEqual([]);
     expect(run(500)).toEqual(['op 1 (SET): settled at 500, past its bound 462']);
+  });
+
+  it('allow a redirected read one more try per redirect of its command while it ran', () => {
+    const read = (end: number) =>
+      op({
+        kind: 'GET',
+        key: 'k',
+        writes: [],
+        end,
+        outcome: { ok: true, value: null },
+        check: () => undefined,
+      });
+    const run = (end: number, at: number) =>
+      checkRun({ ...facts([read(end)]), redirected: [{ args: ['GET', 'k'], at }] });
+    expect(run(400, 5)).toEqual([]);
+    // A redirect of the same key before the read began is another read's.
+    expect(run(400, -1)).toEqual(['op 1 (GET): settled at 400, past its bound 152']);
   });
 
   it('catch a write run behind an error that says it was not sent', () => {

@@ -7,6 +7,7 @@ import type { SeededRandom } from '../kit/seeded-random.js';
 import { SimCluster } from './cluster.js';
 import { armClusterFaults, drawClusterFaults } from './cluster-faults.js';
 import type { FaultPlan } from './faults.js';
+import type { Redirected } from './invariants.js';
 import type { SimNetwork } from './network.js';
 import { type ExecutedCommand, SimRedis } from './redis.js';
 import type { Scheduler } from './scheduler.js';
@@ -22,8 +23,8 @@ export interface World {
   readonly dataNodes: readonly RespireEndpoint[];
   /** Every data command the world's nodes ran, in the order they ran them. */
   readonly log: readonly ExecutedCommand[];
-  /** Cluster: the arguments of each command a node answered with a redirect. */
-  readonly redirected?: readonly (readonly string[])[];
+  /** Cluster: each command a node answered with a redirect, and when. */
+  readonly redirected?: readonly Redirected[];
   /** What the client should never have sent, from every node. */
   misuse(): string[];
   /** Schedules the world's own faults (failovers, migrations) from `origin`; traced. */

@@ -1,0 +1,41 @@
+// When each slot last changed owner, as the router saw its topologies (a refresh, a MOVED patch, a
+// failover's promoted replica), for SCAN walks (cluster-scan.ts): a generation number that grows by
+// one for each topology that moves any slot, and per slot the generation that last moved it. A
+// slot "unmoved since g" has had the same owner (by dialled address) in every topology observed
+// since generation g. Topologies replaced before the router looked at one are not seen: a slot
+// moved away and back between two looks counts as unmoved.
+import { SLOT_COUNT } from './key-slot.js';
+import { type ClusterTopology, UNASSIGNED } from './topology.js';
+
+export class SlotHistory {
+  /** Grows by one for each observed topology that moves a slot; 0 for the first one. */
+  generation = 0;
+  private readonly changedAt = new Uint32Array(SLOT_COUNT);
+  private last: ClusterTopology | undefined;
+
+  /** Records `topology` as the current one (a no-op when it already is). */
+  observe(topology: ClusterTopology): void {
+    const last = this.last;
+    this.last = topology;
+    if (last === undefined || last === topology) return;
+    // Each old node's index in the new table (UNASSIGNED: gone), so slots compare as numbers.
+    const renumber = last.nodes.map((node) => topology.byKey.get(node.key) ?? UNASSIGNED);
+    const next = this.generation + 1;
+    let moved = false;
+    for (let slot = 0; slot < SLOT_COUNT; slot++) {
+      const before = last.slots[slot]!;
+      const now = topology.slots[slot]!;
+      const same =
+        before === UNASSIGNED ? now === UNASSIGNED : renumber[before] === now && now !== UNASSIGNED;
+      if (same) continue;
+      this.changedAt[slot] = next;
+      moved = true;
+    }
+    if (moved) this.generation = next;
+  }
+
+  /** Whether `slot` changed owner after generation `since`. */
+  movedSince(slot: number, since: number): boolean {
+    return this.changedAt[slot]! > since;
+  }
+}
