@@ -103,7 +103,11 @@ export class DurableBatch extends Commander {
     const prefix = this.settings.prefix;
     const keyed = prefix === undefined ? args : prefixedArgs(prefix, args);
     if (keyed instanceof Error) return Promise.reject(keyed);
-    return this.batch.call(keyed, transform, options, flags);
+    // A durable write always waits for its reply: WAIT may follow only writes known to have been
+    // applied (seed 000 "A failed write prevents the acknowledgement"), and the report gives each
+    // write's reply. `fireAndForget` would resolve it at its write and drop an error reply.
+    const waited = options?.fireAndForget === true ? { ...options, fireAndForget: false } : options;
+    return this.batch.call(keyed, transform, waited, flags);
   }
 
   /**
