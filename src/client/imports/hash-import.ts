@@ -16,6 +16,7 @@
 import {
   RespireCircuitOpenError,
   RespireConfigurationError,
+  RespireConnectionError,
   RespireError,
   RespireServerError,
 } from '../../errors.js';
@@ -67,6 +68,14 @@ export interface ImportSettings {
   readonly wroteKey: (key: RespArgument) => void;
   /** Cluster: where a MOVED or ASK sends the import's first transaction (node/data-redirect.ts). */
   readonly redirect: DataRedirect | undefined;
+}
+
+/** The import's connection was lost between transactions: nothing of the next one was sent. */
+function connectionLost(node: EndpointNode, transactions: number): RespireConnectionError {
+  return new RespireConnectionError(
+    `importHash: the connection to ${describeEndpoint(node.endpoint)} was lost after ${transactions} transactions; the import cannot move to another connection and ended`,
+    { endpoint: node.endpoint, written: false },
+  );
 }
 
 const MAX_CHUNK_FIELDS = 1_000_000;
@@ -171,6 +180,11 @@ export class HashImport {
       const chunk = await this.chunks.peek();
       const last = await this.chunks.isLastPeeked();
       if (chunk === undefined && !(replace && this.transactions === 0)) return;
+      // Dedicated connections never reconnect: one lost since the last transaction (killed while
+      // the entries were read, reset by the blip that opened the circuit) ends the session, and
+      // the import with it, before any admission: no rejection may say it can resume.
+      if (this.channel !== undefined && this.channel.current === undefined)
+        throw connectionLost(node, this.transactions);
       // A connection is borrowed only for a transaction to send (a rejection here sent nothing).
       this.channel ??= await borrowUntilAbort(node.lender, this.options.signal);
       const tx = new Transaction({
