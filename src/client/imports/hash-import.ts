@@ -102,9 +102,16 @@ export class HashImport {
   private hops = 0;
   private asking = false;
 
+  /** Where the import's first transaction goes: the key's node as the router sees it then. */
+  private node: EndpointNode | Error;
+
   /** @internal Use `redis.importHash(key, entries, options)`. */
   constructor(
-    private node: EndpointNode | Error,
+    /**
+     * The key's node now (a failover switch, a Sentinel primary change moves it): asked again when
+     * `run()` starts with nothing sent yet, since the import may run long after it was made.
+     */
+    private readonly locate: () => EndpointNode | Error,
     /** The hash written (with `replace`, the key renamed over at the end). */
     readonly key: RedisArgument,
     entries: EntrySource,
@@ -123,6 +130,7 @@ export class HashImport {
     }
     if (timeout !== undefined && !isTimeout(timeout)) throw invalidTimeout(timeout);
     this.timeoutMs = timeout ?? settings.commandTimeout;
+    this.node = locate();
     this.chunks = new FieldChunks(entries, chunkFields);
     this.target = options.replace === true ? temporaryKey(key, settings.random, prefix) : key;
   }
@@ -149,6 +157,9 @@ export class HashImport {
       );
     }
     this.state = 'running';
+    // Nothing borrowed or sent yet: the import goes where the key's commands go now, not where
+    // they went when it was made (README "Failover group": what was never written moves).
+    if (this.channel === undefined && this.transactions === 0 && this.hops === 0) this.node = this.locate();
     try {
       await this.writeChunks();
     } catch (error) {
