@@ -93,3 +93,22 @@ describe('a hash import whose connection is lost between transactions', () => {
     await expect.poll(async () => (await admin.send(['KEYS', '*respire-import*'])) as string[]).toEqual([]);
   });
 });
+
+describe('a hash import resumed after the client closed', () => {
+  it('says the client closed its connection, not that it was lost', async () => {
+    const rig = await rigs.open();
+    async function* entries(): AsyncGenerator<[string, string]> {
+      for (let i = 0; i < 30; i++) {
+        if (i === 20) await tripByRefusal(rig);
+        yield [`f${i}`, `v${i}`];
+      }
+    }
+    const job = rig.client.importHash('import-lost:h3', entries(), { chunkFields: 10 });
+    expect((await outcome(job.run())).error).toBeInstanceOf(RespireCircuitOpenError);
+    await rig.client.close();
+    const { error } = await outcome(job.run());
+    expect(error).toBeInstanceOf(RespireConnectionError);
+    expect((error as Error).message).toMatch(/was closed by the client/);
+    expect(job.resumable).toBe(false);
+  });
+});

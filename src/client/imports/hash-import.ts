@@ -72,8 +72,13 @@ export interface ImportSettings {
 
 /** The import's connection was lost between transactions: nothing of the next one was sent. */
 function connectionLost(node: EndpointNode, transactions: number): RespireConnectionError {
+  // The client closed its connections to the node (close(), or a Sentinel primary replaced), or the
+  // connection alone was lost (killed, reset).
+  const what = node.dedicatedClosed
+    ? 'was closed by the client (closed, or no longer using that node)'
+    : 'was lost';
   return new RespireConnectionError(
-    `importHash: the connection to ${describeEndpoint(node.endpoint)} was lost after ${transactions} transactions; the import cannot move to another connection and ended`,
+    `importHash: the connection to ${describeEndpoint(node.endpoint)} ${what} after ${transactions} transactions; the import cannot move to another connection and ended`,
     { endpoint: node.endpoint, written: false },
   );
 }
