@@ -83,6 +83,14 @@ function connectionLost(node: EndpointNode, transactions: number): RespireConnec
   );
 }
 
+/** The client left the import's node (a failover group switched members) between transactions. */
+function nodeLeft(node: EndpointNode, transactions: number, reason: Error): RespireConnectionError {
+  return new RespireConnectionError(
+    `importHash: the failover group switched away from ${describeEndpoint(node.endpoint)} after ${transactions} transactions had run there; the import ended, as its transactions stay on their connection: run a new import`,
+    { endpoint: node.endpoint, written: false, cause: reason },
+  );
+}
+
 const MAX_CHUNK_FIELDS = 1_000_000;
 /** The temporary key expires after this long without a chunk (PEXPIRE in every transaction). */
 const TEMPORARY_TTL_MS = 3_600_000;
@@ -106,6 +114,8 @@ export class HashImport {
   /** Cluster: redirects followed, and ASKING before every MULTI once the first one met ASK. */
   private hops = 0;
   private asking = false;
+  /** The node's last `leave()` when the import borrowed its connection there (EndpointNode.departure). */
+  private departure: { readonly reason: Error } | undefined;
 
   /** Where the import's first transaction goes: the key's node as the router sees it then. */
   private node: EndpointNode | Error;
@@ -201,8 +211,17 @@ export class HashImport {
       // the import with it, before any admission: no rejection may say it can resume.
       if (this.channel !== undefined && this.channel.current === undefined)
         throw connectionLost(node, this.transactions);
+      // A failover group switched away from the node since the import began there: its later
+      // transactions would write to the deployment the group left (the group's WATCH sessions end
+      // too). Nothing more is sent; the import ends saying so.
+      if (this.channel !== undefined && node.departure !== this.departure) {
+        throw nodeLeft(node, this.transactions, node.departure!.reason);
+      }
       // A connection is borrowed only for a transaction to send (a rejection here sent nothing).
-      this.channel ??= await borrowUntilAbort(node.lender, this.options.signal);
+      if (this.channel === undefined) {
+        this.departure = node.departure;
+        this.channel = await borrowUntilAbort(node.lender, this.options.signal);
+      }
       const tx = new Transaction({
         target: this.channel,
         commandTimeout: this.timeoutMs,
