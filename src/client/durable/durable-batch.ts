@@ -211,7 +211,8 @@ function acknowledgementArguments(options: DurableOptions): string[] {
       `an integer number of ms from 1 through ${MAX_TIMEOUT_MS}`,
     );
   }
-  if (aofLocal === undefined && aofReplicas === undefined) return ['WAIT', String(replicas), String(timeout)];
+  // `aofLocal: false` asks for no AOF confirmation, as leaving it out does: WAIT (any Redis).
+  if (aofLocal !== true && aofReplicas === undefined) return ['WAIT', String(replicas), String(timeout)];
   // WAITAOF's replicas have written to their AOF, so they have the writes too: one command asks both.
   const needed = Math.max(replicas, aofReplicas ?? 0);
   return ['WAITAOF', aofLocal === true ? '1' : '0', String(needed), String(timeout)];
