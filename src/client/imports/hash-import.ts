@@ -203,8 +203,9 @@ export class HashImport {
       const node = this.node;
       if (node instanceof Error) throw node;
       this.options.signal?.throwIfAborted();
-      const chunk = await this.chunks.peek();
-      const last = await this.chunks.isLastPeeked();
+      // A source that stalls (a paginated API that never answers) must not outlive the signal.
+      const chunk = await this.untilAborted(this.chunks.peek());
+      const last = await this.untilAborted(this.chunks.isLastPeeked());
       if (chunk === undefined && !(replace && this.transactions === 0)) return;
       // Dedicated connections never reconnect: one lost since the last transaction (killed while
       // the entries were read, reset by the blip that opened the circuit) ends the session, and
@@ -265,6 +266,26 @@ export class HashImport {
       this.fields += chunk === undefined ? 0 : chunk.length / 2;
       if (last) return;
     }
+  }
+
+  /** `reading`, or the signal's reason once it aborts first (the import then ends; `end` closes the entries). */
+  private untilAborted<T>(reading: Promise<T>): Promise<T> {
+    const signal = this.options.signal;
+    if (signal === undefined) return reading;
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = (): void => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      reading.then(
+        (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      );
+    });
   }
 
   /**
