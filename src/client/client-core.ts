@@ -318,7 +318,8 @@ export class ClientCore extends Commander {
     entries: EntrySource,
     options: ImportHashOptions,
   ): HashImport {
-    return new HashImport(this.router.watchNode([key]), key, entries, this.importSettings, options, prefix);
+    const locate = () => this.router.watchNode([key]);
+    return new HashImport(locate, key, entries, this.importSettings, options, prefix);
   }
 
   /** Writes, then WAIT (or WAITAOF) on the same dedicated connection, reported per write (README "Durability batches"). */

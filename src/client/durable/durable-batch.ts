@@ -103,7 +103,11 @@ export class DurableBatch extends Commander {
     const prefix = this.settings.prefix;
     const keyed = prefix === undefined ? args : prefixedArgs(prefix, args);
     if (keyed instanceof Error) return Promise.reject(keyed);
-    return this.batch.call(keyed, transform, options, flags);
+    // A durable write always waits for its reply: WAIT may follow only writes known to have been
+    // applied (seed 000 "A failed write prevents the acknowledgement"), and the report gives each
+    // write's reply. `fireAndForget` would resolve it at its write and drop an error reply.
+    const waited = options?.fireAndForget === true ? { ...options, fireAndForget: false } : options;
+    return this.batch.call(keyed, transform, waited, flags);
   }
 
   /**
@@ -207,7 +211,8 @@ function acknowledgementArguments(options: DurableOptions): string[] {
       `an integer number of ms from 1 through ${MAX_TIMEOUT_MS}`,
     );
   }
-  if (aofLocal === undefined && aofReplicas === undefined) return ['WAIT', String(replicas), String(timeout)];
+  // `aofLocal: false` asks for no AOF confirmation, as leaving it out does: WAIT (any Redis).
+  if (aofLocal !== true && aofReplicas === undefined) return ['WAIT', String(replicas), String(timeout)];
   // WAITAOF's replicas have written to their AOF, so they have the writes too: one command asks both.
   const needed = Math.max(replicas, aofReplicas ?? 0);
   return ['WAITAOF', aofLocal === true ? '1' : '0', String(needed), String(timeout)];

@@ -65,7 +65,7 @@ export function acknowledgementOf(reply: RespValue, options: DurableOptions): Ac
   if (Array.isArray(reply) && typeof reply[0] === 'number' && typeof reply[1] === 'number') {
     return { replicas: reply[1], aofLocal: reply[0], aofReplicas: reply[1] };
   }
-  const name = options.aofLocal === undefined && options.aofReplicas === undefined ? 'WAIT' : 'WAITAOF';
+  const name = options.aofLocal !== true && options.aofReplicas === undefined ? 'WAIT' : 'WAITAOF';
   throw new RespireProtocolError(`unexpected ${name} reply: ${String(reply)}`);
 }
 

@@ -16,6 +16,7 @@
 import {
   RespireCircuitOpenError,
   RespireConfigurationError,
+  RespireConnectionError,
   RespireError,
   RespireServerError,
 } from '../../errors.js';
@@ -69,6 +70,27 @@ export interface ImportSettings {
   readonly redirect: DataRedirect | undefined;
 }
 
+/** The import's connection was lost between transactions: nothing of the next one was sent. */
+function connectionLost(node: EndpointNode, transactions: number): RespireConnectionError {
+  // The client closed its connections to the node (close(), or a Sentinel primary replaced), or the
+  // connection alone was lost (killed, reset).
+  const what = node.dedicatedClosed
+    ? 'was closed by the client (closed, or no longer using that node)'
+    : 'was lost';
+  return new RespireConnectionError(
+    `importHash: the connection to ${describeEndpoint(node.endpoint)} ${what} after ${transactions} transactions; the import cannot move to another connection and ended`,
+    { endpoint: node.endpoint, written: false },
+  );
+}
+
+/** The client left the import's node (a failover group switched members) between transactions. */
+function nodeLeft(node: EndpointNode, transactions: number, reason: Error): RespireConnectionError {
+  return new RespireConnectionError(
+    `importHash: the failover group switched away from ${describeEndpoint(node.endpoint)} after ${transactions} transactions had run there; the import ended, as its transactions stay on their connection: run a new import`,
+    { endpoint: node.endpoint, written: false, cause: reason },
+  );
+}
+
 const MAX_CHUNK_FIELDS = 1_000_000;
 /** The temporary key expires after this long without a chunk (PEXPIRE in every transaction). */
 const TEMPORARY_TTL_MS = 3_600_000;
@@ -92,10 +114,19 @@ export class HashImport {
   /** Cluster: redirects followed, and ASKING before every MULTI once the first one met ASK. */
   private hops = 0;
   private asking = false;
+  /** The node's last `leave()` when the import borrowed its connection there (EndpointNode.departure). */
+  private departure: { readonly reason: Error } | undefined;
+
+  /** Where the import's first transaction goes: the key's node as the router sees it then. */
+  private node: EndpointNode | Error;
 
   /** @internal Use `redis.importHash(key, entries, options)`. */
   constructor(
-    private node: EndpointNode | Error,
+    /**
+     * The key's node now (a failover switch, a Sentinel primary change moves it): asked again when
+     * `run()` starts with nothing sent yet, since the import may run long after it was made.
+     */
+    private readonly locate: () => EndpointNode | Error,
     /** The hash written (with `replace`, the key renamed over at the end). */
     readonly key: RedisArgument,
     entries: EntrySource,
@@ -114,6 +145,7 @@ export class HashImport {
     }
     if (timeout !== undefined && !isTimeout(timeout)) throw invalidTimeout(timeout);
     this.timeoutMs = timeout ?? settings.commandTimeout;
+    this.node = locate();
     this.chunks = new FieldChunks(entries, chunkFields);
     this.target = options.replace === true ? temporaryKey(key, settings.random, prefix) : key;
   }
@@ -140,6 +172,9 @@ export class HashImport {
       );
     }
     this.state = 'running';
+    // Nothing borrowed or sent yet: the import goes where the key's commands go now, not where
+    // they went when it was made (README "Failover group": what was never written moves).
+    if (this.channel === undefined && this.transactions === 0 && this.hops === 0) this.node = this.locate();
     try {
       await this.writeChunks();
     } catch (error) {
@@ -168,11 +203,26 @@ export class HashImport {
       const node = this.node;
       if (node instanceof Error) throw node;
       this.options.signal?.throwIfAborted();
-      const chunk = await this.chunks.peek();
-      const last = await this.chunks.isLastPeeked();
+      // A source that stalls (a paginated API that never answers) must not outlive the signal.
+      const chunk = await this.untilAborted(this.chunks.peek());
+      const last = await this.untilAborted(this.chunks.isLastPeeked());
       if (chunk === undefined && !(replace && this.transactions === 0)) return;
+      // Dedicated connections never reconnect: one lost since the last transaction (killed while
+      // the entries were read, reset by the blip that opened the circuit) ends the session, and
+      // the import with it, before any admission: no rejection may say it can resume.
+      if (this.channel !== undefined && this.channel.current === undefined)
+        throw connectionLost(node, this.transactions);
+      // A failover group switched away from the node since the import began there: its later
+      // transactions would write to the deployment the group left (the group's WATCH sessions end
+      // too). Nothing more is sent; the import ends saying so.
+      if (this.channel !== undefined && node.departure !== this.departure) {
+        throw nodeLeft(node, this.transactions, node.departure!.reason);
+      }
       // A connection is borrowed only for a transaction to send (a rejection here sent nothing).
-      this.channel ??= await borrowUntilAbort(node.lender, this.options.signal);
+      if (this.channel === undefined) {
+        this.departure = node.departure;
+        this.channel = await borrowUntilAbort(node.lender, this.options.signal);
+      }
       const tx = new Transaction({
         target: this.channel,
         commandTimeout: this.timeoutMs,
@@ -216,6 +266,26 @@ export class HashImport {
       this.fields += chunk === undefined ? 0 : chunk.length / 2;
       if (last) return;
     }
+  }
+
+  /** `reading`, or the signal's reason once it aborts first (the import then ends; `end` closes the entries). */
+  private untilAborted<T>(reading: Promise<T>): Promise<T> {
+    const signal = this.options.signal;
+    if (signal === undefined) return reading;
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = (): void => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      reading.then(
+        (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      );
+    });
   }
 
   /**

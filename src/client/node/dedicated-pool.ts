@@ -103,6 +103,13 @@ export class DedicatedPool {
   }
 
   release(channel: Channel): void {
+    // Replies still owed (a durable write aborted after its write) would be read by the next
+    // borrower (a streamed value reads the socket itself): not clean, so closed, as `discard`.
+    const connection = channel.current;
+    if (connection !== undefined && connection.inflightCount !== 0) {
+      this.discard(channel);
+      return;
+    }
     if (!this.lent.delete(channel)) return;
     if (this.closed) {
       channel.destroy();

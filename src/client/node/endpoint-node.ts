@@ -224,6 +224,14 @@ export class EndpointNode {
   }
 
   /**
+   * The last `leave()` (a new object each time; undefined before any): a session that noted it
+   * when it began sees from a different one that the client has left this node since.
+   */
+  get departure(): { readonly reason: Error } | undefined {
+    return this.left;
+  }
+
+  /**
    * Waits for every reply in flight, then closes every connection of the node. `sessionsEnded`:
    * what open WATCH sessions' later commands, and callers waiting for a dedicated connection, fail
    * with (a Sentinel switch says the node was replaced, not that the client closed).

@@ -4,8 +4,9 @@
 // before its reply ended closes it, so no later command can read the rest of the value.
 //
 // Circuit (seed 000 "No health outcome"): a streamed GET cancelled or destroyed before its reply
-// ends records no outcome (and frees a probe slot); reading to the end records success; an error
-// reply (WRONGTYPE) is a reply, so a success; a lost or silent connection is a failure.
+// ends records no outcome (and frees a probe slot); a reply that ended records success (read to the
+// end or not: its last byte arrived); an error reply (WRONGTYPE) is a reply, so a success; a lost
+// or silent connection is a failure.
 import { Readable } from 'node:stream';
 import {
   RespireConfigurationError,
@@ -89,7 +90,6 @@ export class ValueStream extends Readable {
     this.valueLength.catch(ignore);
     const timeout = options.timeout ?? settings.commandTimeout;
     this.timeoutMs = isTimeout(timeout) ? timeout : 0;
-    this.once('end', () => this.exchange?.report(Health.Success));
     options.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 
@@ -207,7 +207,10 @@ export class ValueStream extends Readable {
       }
     }
     if (this.phase !== 'ended') return;
-    // The reply's last byte, and nothing after it: the connection is clean again.
+    // The reply's last byte, and nothing after it: the connection is clean again. A whole reply is
+    // a healthy endpoint, whether or not the reader then reads it to its end (seed 000: only a
+    // stream cancelled before its reply ends records nothing).
+    this.exchange!.report(Health.Success);
     this.exchange!.giveBack();
     if (this.redirect !== undefined) this.follow(this.redirect);
     else if (this.replyError !== undefined) this.destroy(this.replyError);
