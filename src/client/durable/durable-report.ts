@@ -29,7 +29,11 @@ export interface Acknowledgement {
 
 /** The outcome of one write of a durable batch. */
 export interface DurableWriteReport {
-  /** Redis applied the write (it answered without an error). */
+  /**
+   * Redis applied the write: it answered without an error. False also when no reply came (a reply
+   * timeout, a lost connection): the write may then have run, which its `error` says with
+   * `written: true`; it is never sent again.
+   */
   readonly applied: boolean;
   /** Its reply, when applied. */
   readonly value?: unknown;
