@@ -18,6 +18,18 @@ export function clientClosedError(endpoint: RespireEndpoint): RespireConnectionE
   return new RespireConnectionError('the client is closed', { endpoint, written: false });
 }
 
+/**
+ * The connection was lost and the channel does not reconnect (`reconnect: false`, a dedicated
+ * connection): what is sent to it afterwards. Not "the client is closed": the client is open.
+ */
+export function lostForGoodError(
+  endpoint: RespireEndpoint,
+  cause: RespireError | undefined,
+): RespireConnectionError {
+  const message = `the connection to ${describeEndpoint(endpoint)} was lost and is not reopened`;
+  return new RespireConnectionError(message, { endpoint, cause, written: false });
+}
+
 /** No room in the send queue within `timeoutMs` (0: none right now, past the waiters' bound). */
 export function acquireError(endpoint: RespireEndpoint, timeoutMs: number): RespireTimeoutError {
   return new RespireTimeoutError(

@@ -15,6 +15,7 @@ import {
   acquireError,
   clientClosedError,
   expireAcquireDeadlines,
+  lostForGoodError,
   unreachableError,
   unwrittenSetupError,
 } from './channel-errors.js';
@@ -52,6 +53,8 @@ export class Channel implements HandoffChannel {
   private attempt = 0;
   private reconnectTimer: Timer | undefined;
   private lastError: RespireError | undefined;
+  /** Closed because its connection was lost and it does not reconnect, not by the client. */
+  private givenUp = false;
   /** The connection close() sent QUIT on, until the server has closed it. */
   private quitting: Connection | undefined;
   /** Handoffs waiting for the connection being opened (maintenance/handoff.ts). */
@@ -114,7 +117,9 @@ export class Channel implements HandoffChannel {
   /** Queues a command for writing; it settles through its own promise. */
   enqueue(command: Command<unknown>): void {
     if (this.state === 'closing' || this.state === 'closed') {
-      command.reject(clientClosedError(this.endpoint));
+      command.reject(
+        this.givenUp ? lostForGoodError(this.endpoint, this.lastError) : clientClosedError(this.endpoint),
+      );
       return;
     }
     if (this.connection === undefined && this.lastError instanceof RespireAuthenticationError) {
@@ -402,6 +407,7 @@ export class Channel implements HandoffChannel {
           );
     if (delay === false) {
       this.state = 'closed';
+      this.givenUp = true;
       this.acquireTimer.cancel();
       this.failQueued((command) => this.selectionFailed(command));
       return;
