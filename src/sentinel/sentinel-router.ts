@@ -180,10 +180,11 @@ export class SentinelRouter implements Router {
     old.moveBlocking((command) => this.resend(command));
     moveSubscriptions(old, all, () => next, true);
     this.retiring.add(old);
-    // Its WATCH sessions end with it (seed 000: WATCH state stays on its connection): their owners
-    // learn why, not that they ended them.
+    // Its WATCH sessions end with it (seed 000: WATCH state stays on its connection), and so do the
+    // streams, imports and durable batches holding or awaiting one of its dedicated connections:
+    // their owners learn why, not that they ended them.
     const replaced = new RespireConnectionError(
-      `the primary ${endpointKey(old.endpoint)} of ${this.sentinel.serviceName} was replaced by ${endpointKey(to)}; the WATCH session ended`,
+      `the primary ${endpointKey(old.endpoint)} of ${this.sentinel.serviceName} was replaced by ${endpointKey(to)}; what held or awaited a dedicated connection to it (a WATCH session, a stream, an import, a durable batch) ended`,
       { endpoint: old.endpoint, written: false },
     );
     old.close(replaced).then(
