@@ -93,6 +93,33 @@ export class OutcomeHistory {
     if (failed) counters[FAILURES]!++;
   }
 
+  /**
+   * Adds `count` successes whose times are `times[from...]` (non-decreasing), each clamped by
+   * `clock[0]` and by the ones before it, as `count` calls of `record(false)` with the clock
+   * advanced to each would, leaving `clock[0]` at the last one's time. In one pass: with times
+   * non-decreasing, what those calls leave is the newest `maximumSampleCount` entries at most,
+   * without those expired at the last time (an expired entry is older than any kept one).
+   */
+  recordSuccesses(times: Float64Array, from: number, count: number): void {
+    const clock = this.clock;
+    const floor = clock[0]!;
+    const last = times[from + count - 1]!;
+    if (last > floor) clock[0] = last;
+    this.evictExpired();
+    const counters = this.counters;
+    for (let i = 0; i < count; i++) {
+      if (counters[COUNT] === this.capacity) this.dropOldest();
+      let tail = counters[HEAD]! + counters[COUNT]!;
+      if (tail >= this.capacity) tail -= this.capacity;
+      // Clamped: the times are non-decreasing, so an earlier one's clamp is the clock's.
+      const time = times[from + i]!;
+      this.times[tail] = Math.max(time, floor);
+      this.outcomes[tail] = 0;
+      counters[COUNT]!++;
+    }
+    this.evictExpired();
+  }
+
   /** Drops every entry that has expired by now; O(1) when even the newest has. */
   evictExpired(): void {
     const counters = this.counters;

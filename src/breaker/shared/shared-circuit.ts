@@ -16,17 +16,17 @@ import type { ResolvedCircuitBreakerOptions } from '../options.js';
 import { historyStorage, OutcomeHistory } from '../outcome-history.js';
 import { Notifier } from '../transition-notifier.js';
 import { shouldTrip } from '../trip-rule.js';
+import { CircuitGuard } from './circuit-guard.js';
 import {
   type Layout,
   S_CLOSED_GENERATION,
   S_GENERATION,
-  S_GUARD,
   S_OPEN_UNTIL,
   S_PROBE_TAKEN,
   S_STATE,
   S_TRIPS,
 } from './layout.js';
-import { OpenDeadline, ProbeStamp, SlotGuard } from './slot-cells.js';
+import { OpenDeadline, ProbeStamp } from './slot-cells.js';
 import { CLOSED, HALF_OPEN, OPEN, type StateWordLayout, stateName, stateOf } from './state-word.js';
 
 /**
@@ -66,7 +66,7 @@ export class SharedCircuit {
   private readonly generationCell: number;
   /** The whole generation while closed, else -1 (layout.ts `S_CLOSED_GENERATION`). */
   private readonly closedCell: number;
-  private readonly guard: SlotGuard;
+  private readonly guard: CircuitGuard;
   private readonly openUntil: OpenDeadline;
   private readonly tripsCell: number;
   private readonly probeTaken: ProbeStamp;
@@ -83,8 +83,11 @@ export class SharedCircuit {
   private retryAfterMs = 1;
   private idleCallback: (() => void) | null = null;
 
-  /** @internal Made by `SharedCircuitRegistry` (`circuit` or `acquire`). */
-  constructor(context: SharedCircuitContext, slot: number) {
+  /**
+   * @internal Made by `SharedCircuitRegistry` (`circuit` or `acquire`); `lane` is the view's holder
+   * record (circuit-guard.ts).
+   */
+  constructor(context: SharedCircuitContext, slot: number, lane = -1) {
     const { layout, buffer, options } = context;
     this.options = options;
     this.cells = context.cells;
@@ -92,12 +95,6 @@ export class SharedCircuit {
     this.stateCell = layout.cell(slot, S_STATE);
     this.generationCell = layout.cell(slot, S_GENERATION);
     this.closedCell = layout.cell(slot, S_CLOSED_GENERATION);
-    this.guard = new SlotGuard(
-      this.cells,
-      layout.cell(slot, S_GUARD),
-      context.waitClock,
-      context.probeTimeout,
-    );
     this.openUntil = new OpenDeadline(this.cells, layout.cell(slot, S_OPEN_UNTIL));
     this.tripsCell = layout.cell(slot, S_TRIPS);
     this.probeTaken = new ProbeStamp(this.cells, layout.cell(slot, S_PROBE_TAKEN));
@@ -110,6 +107,7 @@ export class SharedCircuit {
       this.circuitTime,
       storage,
     );
+    this.guard = new CircuitGuard(context, slot, lane, this.history, this.time);
     this.clock = context.clock;
     this.random = context.random;
     this.transitions = new Notifier(context.reportListenerError);
@@ -169,7 +167,11 @@ export class SharedCircuit {
   complete(ticket: number, outcome: CircuitOutcome): boolean {
     const generation = this.slots.redeem(ticket);
     if (generation < 0) return false;
-    if (outcome === CircuitOutcome.Success || outcome === CircuitOutcome.Failure) {
+    if (outcome === CircuitOutcome.Success) {
+      // Closed, a success mostly skips the guard (circuit-guard.ts): one compareExchange.
+      this.readClock();
+      if (!this.guard.trySuccess(generation)) this.completeGuarded(generation, outcome);
+    } else if (outcome === CircuitOutcome.Failure) {
       this.completeGuarded(generation, outcome);
     } else {
       // No outcome: only a probe of the current round frees its slot; nothing else to do.
@@ -222,6 +224,11 @@ export class SharedCircuit {
       consecutiveTrips: Atomics.load(this.cells, this.tripsCell),
       admissionsInFlight: this.slots.inFlight,
     });
+  }
+
+  /** @internal The registry lets go of this handle: its lane may go to another (circuit-guard.ts). */
+  retire(): void {
+    this.guard.retire();
   }
 
   /** @internal The registry's hook, called whenever this thread's last admission in flight completes. */
@@ -335,12 +342,14 @@ export class SharedCircuit {
     let from: CircuitState = 'closed';
     let next = -1;
     let nextGeneration = -1;
+    let closedAfter: number | undefined;
     this.guard.lock();
     try {
       // Inside the guard the closed generation cell is exact (only the guard's holder leaves or
       // enters closed), so a closed outcome reads neither the state word nor the generation.
       if (Atomics.load(this.cells, this.closedCell) === generation) {
         next = this.recordWhileClosed(outcome, -1);
+        if (next < 0) closedAfter = generation;
       } else {
         const word = Atomics.load(this.cells, this.stateCell);
         if (this.generationOf(word) !== generation) return;
@@ -361,7 +370,7 @@ export class SharedCircuit {
         if (stateOf(next) === CLOSED) this.enterClosed(next, nextGeneration);
       }
     } finally {
-      this.guard.unlock();
+      this.guard.unlock(closedAfter);
     }
     if (next >= 0) this.transitions.emit(from, stateName(next), nextGeneration);
   }

@@ -13,8 +13,14 @@ const joined = new Float64Array(halves.buffer);
 /** This thread's part of every guard token, so that no two threads hold a guard with one token. */
 const THREAD_BITS = (threadId & 0x3ff) << 20;
 /** Spins between two clock readings of a thread waiting for a guard. */
-const SPINS_PER_READING = 1024;
+export const SPINS_PER_READING = 1024;
 let serial = 0;
+
+/** A new token for a guard holding: this thread's bits and a serial (never 0, below 2^30). */
+export function guardToken(): number {
+  serial = (serial + 1) & 0xfffff || 1;
+  return THREAD_BITS | serial;
+}
 
 /**
  * The guard of one slot (and the endpoint table's lock, endpoint-table.ts): held for one ring
@@ -34,8 +40,7 @@ export class SlotGuard {
   ) {}
 
   lock(): void {
-    serial = (serial + 1) & 0xfffff || 1;
-    const token = THREAD_BITS | serial;
+    const token = guardToken();
     if (Atomics.compareExchange(this.cells, this.cell, 0, token) !== 0) this.wait(token);
   }
 
