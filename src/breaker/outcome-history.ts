@@ -107,16 +107,32 @@ export class OutcomeHistory {
     if (last > floor) clock[0] = last;
     this.evictExpired();
     const counters = this.counters;
-    for (let i = 0; i < count; i++) {
-      if (counters[COUNT] === this.capacity) this.dropOldest();
-      let tail = counters[HEAD]! + counters[COUNT]!;
-      if (tail >= this.capacity) tail -= this.capacity;
-      // Clamped: the times are non-decreasing, so an earlier one's clamp is the clock's.
-      const time = times[from + i]!;
-      this.times[tail] = Math.max(time, floor);
-      this.outcomes[tail] = 0;
-      counters[COUNT]!++;
+    const capacity = this.capacity;
+    // Only the newest `capacity` of the new ones can stay; the oldest held ones make room for them.
+    const skip = count > capacity ? count - capacity : 0;
+    const held = counters[COUNT]!;
+    const drop = Math.min(held, held + count - skip - capacity);
+    let head = counters[HEAD]!;
+    if (drop > 0) {
+      if (counters[FAILURES] !== 0) {
+        let failures = 0;
+        for (let i = 0, at = head; i < drop; i++, at = at + 1 === capacity ? 0 : at + 1)
+          failures += this.outcomes[at]!;
+        counters[FAILURES]! -= failures;
+      }
+      head += drop;
+      if (head >= capacity) head -= capacity;
     }
+    let tail = head + held - Math.max(drop, 0);
+    if (tail >= capacity) tail -= capacity;
+    for (let i = skip; i < count; i++) {
+      // Clamped: the times are non-decreasing, so an earlier one's clamp is the clock's.
+      this.times[tail] = Math.max(times[from + i]!, floor);
+      this.outcomes[tail] = 0;
+      tail = tail + 1 === capacity ? 0 : tail + 1;
+    }
+    counters[HEAD] = head;
+    counters[COUNT] = held - Math.max(drop, 0) + count - skip;
     this.evictExpired();
   }
 

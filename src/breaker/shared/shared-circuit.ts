@@ -45,7 +45,7 @@ export interface SharedCircuitContext {
   /** The registry's `probeTimeout`: how long a full half-open round may go without a new probe. */
   readonly probeTimeout: number;
   readonly clock: MonotonicClock;
-  /** The same clock without a turn cache, read while waiting for a guard (slot-cells.ts `SlotGuard`). */
+  /** The same clock without a turn cache, read while waiting for a guard (circuit-guard.ts). */
   readonly waitClock: MonotonicClock;
   readonly random: RandomSource;
   readonly reportListenerError: (error: unknown) => void;
