@@ -2,8 +2,9 @@
 // seed 000 and BREAKER.md 1-14 and 18 over a SharedArrayBuffer slot. This object is one thread's
 // handle; the state is the slot's. Closed admission is wait-free (one atomic load); the state word
 // changes only by compareExchange; the history and the fields a transition writes change inside
-// a short per-circuit guard (a compareExchange spin, never Atomics.wait). Exactly one thread makes
-// each transition, and only its listeners hear of it.
+// a short per-circuit guard (a compareExchange spin, never Atomics.wait), which a closed success
+// mostly skips (one compareExchange, circuit-guard.ts). Exactly one thread makes each transition,
+// and only its listeners hear of it.
 
 import { acquireResult } from '../acquire-result.js';
 import { AdmitRejection, type CircuitAcquireResult, CircuitOutcome } from '../admission.js';
@@ -335,7 +336,8 @@ export class SharedCircuit {
    * nothing, BREAKER.md 11). Closed: record it, and a failure runs the trip test (BREAKER.md 1-3,
    * 6). Half-open, a probe's end (BREAKER.md 10): success counts toward closing, failure reopens,
    * none frees its slot. Transitions are heard after the guard is let go. A success or failure reads
-   * the state word only here, so that recording it costs one guarded section and no more.
+   * the state word only here, so that recording it costs one guarded section and no more; the
+   * guard's holder appends the closed successes that skipped it first (circuit-guard.ts `lock`).
    */
   private completeGuarded(generation: number, outcome: CircuitOutcome): void {
     this.readClock();
