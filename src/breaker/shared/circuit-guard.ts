@@ -8,11 +8,13 @@
 // single-thread circuit, and a success through the guard takes three (its exchange, the closed
 // generation's load, its release). A success recorded here takes one compareExchange.
 //
-// Free value, low bits to high: pending successes (4 bits; 15 = this path is off), the lane they
-// were written in (3 bits), the closed generation's low 24 bits (the tag). The path is on only
-// while the circuit is closed: the guard's holder turns it on when it lets go of a closed circuit,
-// with the generation it is closed at, and every transition out of closed is made by a holder, so
-// a free value with a ticket's tag says the circuit is still closed at that generation.
+// Free value, low bits to high: pending successes (5 bits: up to `LANE_ENTRIES`, 30; 31 = this
+// path is off), the lane they were written in (3 bits: `SUCCESS_LANES`, 8), the closed
+// generation's low 23 bits (the tag). The path is on only while the circuit is closed: the guard's
+// holder turns it on when it lets go of a closed circuit, with the generation it is closed at, and
+// every transition out of closed is made by a holder, so a free value with a ticket's tag says the
+// circuit is still closed at that generation, unless the ticket is a multiple of 2^23 generations
+// older (tickets carry 31 bits; this path compares 23, the bound the README states).
 //
 // Each success keeps its own time (BREAKER.md 1): its thread writes the time into its lane (a row
 // of the slot's staging times, one per registry view whose holder record is below
@@ -35,15 +37,17 @@ import {
 } from './layout.js';
 import { guardToken, SPINS_PER_READING } from './slot-cells.js';
 
+/** The count bits of a free value: `LANE_ENTRIES` (30) must stay below `OFF`. */
 const COUNT_MASK = 0x1f;
 /** The count of a free value with this path off (the circuit is not closed, or not known to be). */
 const OFF = 31;
 /** The guard free, with no success skipping it: a slot's guard when its endpoint is claimed. */
 export const GUARD_OFF = OFF;
 const LANE_SHIFT = 5;
+/** The lane bits of a free value: `SUCCESS_LANES` (8) lanes. */
 const LANE_MASK = 0x7 << LANE_SHIFT;
 const TAG_SHIFT = 8;
-/** The tag bits of a free value: a closed generation's low 24 bits. */
+/** The tag bits of a free value: a closed generation's low 23 bits. */
 const TAG_MASK = 0x7fffff << TAG_SHIFT;
 /** Set in every held value (with the holder's token), so held values are negative. */
 const HELD = 0x80000000 | 0;
