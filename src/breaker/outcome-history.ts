@@ -93,6 +93,49 @@ export class OutcomeHistory {
     if (failed) counters[FAILURES]!++;
   }
 
+  /**
+   * Adds `count` successes whose times are `times[from...]` (non-decreasing), each clamped by
+   * `clock[0]` and by the ones before it, as `count` calls of `record(false)` with the clock
+   * advanced to each would, leaving `clock[0]` at the last one's time. In one pass: with times
+   * non-decreasing, what those calls leave is the newest `maximumSampleCount` entries at most,
+   * without those expired at the last time (an expired entry is older than any kept one).
+   */
+  recordSuccesses(times: Float64Array, from: number, count: number): void {
+    const clock = this.clock;
+    const floor = clock[0]!;
+    const last = times[from + count - 1]!;
+    if (last > floor) clock[0] = last;
+    this.evictExpired();
+    const counters = this.counters;
+    const capacity = this.capacity;
+    // Only the newest `capacity` of the new ones can stay; the oldest held ones make room for them.
+    const skip = count > capacity ? count - capacity : 0;
+    const held = counters[COUNT]!;
+    const drop = Math.min(held, held + count - skip - capacity);
+    let head = counters[HEAD]!;
+    if (drop > 0) {
+      if (counters[FAILURES] !== 0) {
+        let failures = 0;
+        for (let i = 0, at = head; i < drop; i++, at = at + 1 === capacity ? 0 : at + 1)
+          failures += this.outcomes[at]!;
+        counters[FAILURES]! -= failures;
+      }
+      head += drop;
+      if (head >= capacity) head -= capacity;
+    }
+    let tail = head + held - Math.max(drop, 0);
+    if (tail >= capacity) tail -= capacity;
+    for (let i = skip; i < count; i++) {
+      // Clamped: the times are non-decreasing, so an earlier one's clamp is the clock's.
+      this.times[tail] = Math.max(times[from + i]!, floor);
+      this.outcomes[tail] = 0;
+      tail = tail + 1 === capacity ? 0 : tail + 1;
+    }
+    counters[HEAD] = head;
+    counters[COUNT] = held - Math.max(drop, 0) + count - skip;
+    this.evictExpired();
+  }
+
   /** Drops every entry that has expired by now; O(1) when even the newest has. */
   evictExpired(): void {
     const counters = this.counters;

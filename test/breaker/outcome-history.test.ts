@@ -1,5 +1,6 @@
 // The exact ring history (BREAKER.md 1-3, 5): expiry at exactly samplingWindow, eviction of every
 // expired entry before each read and write, the count cap, wrap-around and O(1) clear.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OutcomeHistory } from '../../src/breaker/outcome-history.js';
 
@@ -76,5 +77,59 @@ describe('OutcomeHistory', () => {
     history.record(7, false);
     history.evictExpired(8);
     expect(counts(history)).toEqual({ failures: 0, total: 1 });
+  });
+
+  // The batch a shared circuit's guard appends (shared/circuit-guard.ts): successes recorded
+  // without the guard, each with its own time. It must leave what one record() per success, with
+  // the clock advanced to each, leaves: the same counts now and at every later time.
+  it('recordSuccesses(times) leaves what one record(false) per time leaves', () => {
+    const step = fc.oneof(fc.constant(0), fc.constant(1), fc.integer({ min: 0, max: 12 }));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 1, max: 10 }),
+        fc.array(fc.tuple(step, fc.boolean()), { maxLength: 20 }),
+        fc.integer({ min: -5, max: 3 }),
+        fc.array(step, { minLength: 1, maxLength: 30 }),
+        fc.array(step, { minLength: 1, maxLength: 6 }),
+        (capacity, window, before, start, gaps, later) => {
+          const one = { clock: new Float64Array(1), history: null as unknown as OutcomeHistory };
+          const batch = { clock: new Float64Array(1), history: null as unknown as OutcomeHistory };
+          for (const side of [one, batch]) side.history = new OutcomeHistory(capacity, window, side.clock);
+          let now = 0;
+          for (const [gap, failed] of before) {
+            now += gap;
+            for (const side of [one, batch]) {
+              side.clock[0] = now;
+              side.history.record(failed);
+            }
+          }
+          // Non-decreasing times, the first possibly before the circuit's clock (then clamped).
+          const times = new Float64Array(gaps.length + 2);
+          let time = now + start;
+          gaps.forEach((gap, i) => {
+            time += gap;
+            times[i + 2] = time;
+          });
+          for (let i = 0; i < gaps.length; i++) {
+            one.clock[0] = Math.max(one.clock[0]!, times[i + 2]!);
+            one.history.record(false);
+          }
+          batch.history.recordSuccesses(times, 2, gaps.length);
+          const seen = (side: typeof one) => [side.clock[0], side.history.total, side.history.failures];
+          expect(seen(batch)).toEqual(seen(one));
+          let then = one.clock[0]!;
+          for (const gap of later) {
+            then += gap;
+            for (const side of [one, batch]) {
+              side.clock[0] = then;
+              side.history.evictExpired();
+            }
+            expect(seen(batch)).toEqual(seen(one));
+          }
+        },
+      ),
+      { numRuns: 3_000 },
+    );
   });
 });

@@ -5,6 +5,7 @@
 import { RespireConfigurationError } from '../../errors.js';
 import type { MonotonicClock } from '../environment.js';
 import { historyStorage } from '../outcome-history.js';
+import { GUARD_OFF } from './circuit-guard.js';
 import { HolderRecords } from './holder-records.js';
 import {
   H_TABLE_LOCK,
@@ -113,6 +114,11 @@ export class EndpointTable {
     } finally {
       this.unlock();
     }
+  }
+
+  /** This view's holder record (after `hold`): the lane of its shared circuits (circuit-guard.ts). */
+  get record(): number {
+    return this.holders.record;
   }
 
   /** This view's hold of `slot` ends; once no view holds it, it is idle, and idle ones beyond the limit go. */
@@ -224,7 +230,7 @@ export class EndpointTable {
     this.resetHistory(slot);
     new Float64Array(cells.buffer, layout.timeByte(slot), 1)[0] = Number.NEGATIVE_INFINITY;
     Atomics.store(cells, layout.cell(slot, S_TRIPS), 0);
-    Atomics.store(cells, layout.cell(slot, S_GUARD), 0);
+    Atomics.store(cells, layout.cell(slot, S_GUARD), GUARD_OFF);
     Atomics.store(cells, layout.cell(slot, S_OPEN_UNTIL), 0);
     Atomics.store(cells, layout.cell(slot, S_OPEN_UNTIL) + 1, 0);
     const generationCell = layout.cell(slot, S_GENERATION);

@@ -30,6 +30,11 @@ export class HolderRecords {
   /** Whether this view's waiter is armed: from its first hold, so a refused ask arms nothing. */
   private armed = false;
 
+  /** This view's record, or -1. */
+  get record(): number {
+    return this.own;
+  }
+
   constructor(
     private readonly cells: Int32Array,
     private readonly layout: Layout,

@@ -8,7 +8,7 @@ import { historyBytes } from '../outcome-history.js';
 /** 'RSPC': tells a registry buffer from any other SharedArrayBuffer. */
 export const MAGIC = 0x52535043;
 /** Bumped when the layout changes: a buffer from another version of respire is refused. */
-export const LAYOUT_VERSION = 4;
+export const LAYOUT_VERSION = 5;
 
 /** Header cells (Int32 indexes). */
 export const H_MAGIC = 0;
@@ -49,7 +49,10 @@ export const S_LAST_USED = 2;
 export const S_KEY_LENGTH = 3;
 /** The state word (state-word.ts): changed only by compareExchange. */
 export const S_STATE = 4;
-/** The guard of the history and of the fields a transition writes: 0 free, 1 held. */
+/**
+ * The guard of the history and of the fields a transition writes, and the closed successes counted
+ * without it (circuit-guard.ts): negative while held.
+ */
 export const S_GUARD = 5;
 /** The open deadline as the two Int32 halves of a Float64, written before the state word says open. */
 export const S_OPEN_UNTIL = 6;
@@ -91,9 +94,18 @@ export const STATUS_READY = 1;
 /** Longest endpoint key, in UTF-8 bytes (`host:port`; a host name is at most 253). */
 export const MAX_KEY_BYTES = 256;
 
+/** Registry views (by holder record) whose closed successes may skip the guard (circuit-guard.ts). */
+export const SUCCESS_LANES = 8;
+/** Successes a lane holds before a success takes the guard (and appends them to the ring). */
+export const LANE_ENTRIES = 30;
+/** Bytes of a slot's staging times: a row of `LANE_ENTRIES` Float64 per lane. */
+export const STAGING_BYTES = SUCCESS_LANES * LANE_ENTRIES * 8;
+
 /** Byte offsets inside one slot. */
 const TIME_BYTE = align8(SLOT_CELLS * 4);
-const KEY_BYTE = TIME_BYTE + 8;
+/** The times of closed successes recorded without the guard (circuit-guard.ts), a row per lane. */
+const STAGING_BYTE = TIME_BYTE + 8;
+const KEY_BYTE = STAGING_BYTE + STAGING_BYTES;
 const HISTORY_BYTE = align8(KEY_BYTE + MAX_KEY_BYTES);
 
 function align8(bytes: number): number {
@@ -142,6 +154,11 @@ export class Layout {
   /** Byte offset of the slot's latest-time Float64 (the history's clamped clock, BREAKER.md 4). */
   timeByte(slot: number): number {
     return this.slotByte(slot) + TIME_BYTE;
+  }
+
+  /** Byte offset of the slot's staging times (circuit-guard.ts). */
+  stagingByte(slot: number): number {
+    return this.slotByte(slot) + STAGING_BYTE;
   }
 
   keyByte(slot: number): number {

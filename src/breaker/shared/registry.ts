@@ -278,7 +278,7 @@ export class SharedCircuitRegistry {
     if (typeof key !== 'string')
       throw new RespireError(`an endpoint key must be a string, got ${typeof key}`);
     const slot = this.table.hold(key);
-    const circuit = new SharedCircuit(this.context, slot);
+    const circuit = new SharedCircuit(this.context, slot, this.table.record);
     const entry: LocalEntry = {
       key,
       slot,
@@ -296,6 +296,7 @@ export class SharedCircuitRegistry {
   private dropEntry(entry: LocalEntry): void {
     if (this.local.get(entry.key) !== entry) return;
     entry.circuit.setIdleCallback(null);
+    entry.circuit.retire();
     entry.stopForwarding();
     this.local.delete(entry.key);
     this.table.letGo(entry.slot);

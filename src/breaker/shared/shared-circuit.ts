@@ -2,8 +2,9 @@
 // seed 000 and BREAKER.md 1-14 and 18 over a SharedArrayBuffer slot. This object is one thread's
 // handle; the state is the slot's. Closed admission is wait-free (one atomic load); the state word
 // changes only by compareExchange; the history and the fields a transition writes change inside
-// a short per-circuit guard (a compareExchange spin, never Atomics.wait). Exactly one thread makes
-// each transition, and only its listeners hear of it.
+// a short per-circuit guard (a compareExchange spin, never Atomics.wait), which a closed success
+// mostly skips (one compareExchange, circuit-guard.ts). Exactly one thread makes each transition,
+// and only its listeners hear of it.
 
 import { acquireResult } from '../acquire-result.js';
 import { AdmitRejection, type CircuitAcquireResult, CircuitOutcome } from '../admission.js';
@@ -16,17 +17,17 @@ import type { ResolvedCircuitBreakerOptions } from '../options.js';
 import { historyStorage, OutcomeHistory } from '../outcome-history.js';
 import { Notifier } from '../transition-notifier.js';
 import { shouldTrip } from '../trip-rule.js';
+import { CircuitGuard } from './circuit-guard.js';
 import {
   type Layout,
   S_CLOSED_GENERATION,
   S_GENERATION,
-  S_GUARD,
   S_OPEN_UNTIL,
   S_PROBE_TAKEN,
   S_STATE,
   S_TRIPS,
 } from './layout.js';
-import { OpenDeadline, ProbeStamp, SlotGuard } from './slot-cells.js';
+import { OpenDeadline, ProbeStamp } from './slot-cells.js';
 import { CLOSED, HALF_OPEN, OPEN, type StateWordLayout, stateName, stateOf } from './state-word.js';
 
 /**
@@ -45,7 +46,7 @@ export interface SharedCircuitContext {
   /** The registry's `probeTimeout`: how long a full half-open round may go without a new probe. */
   readonly probeTimeout: number;
   readonly clock: MonotonicClock;
-  /** The same clock without a turn cache, read while waiting for a guard (slot-cells.ts `SlotGuard`). */
+  /** The same clock without a turn cache, read while waiting for a guard (circuit-guard.ts). */
   readonly waitClock: MonotonicClock;
   readonly random: RandomSource;
   readonly reportListenerError: (error: unknown) => void;
@@ -66,7 +67,7 @@ export class SharedCircuit {
   private readonly generationCell: number;
   /** The whole generation while closed, else -1 (layout.ts `S_CLOSED_GENERATION`). */
   private readonly closedCell: number;
-  private readonly guard: SlotGuard;
+  private readonly guard: CircuitGuard;
   private readonly openUntil: OpenDeadline;
   private readonly tripsCell: number;
   private readonly probeTaken: ProbeStamp;
@@ -83,8 +84,11 @@ export class SharedCircuit {
   private retryAfterMs = 1;
   private idleCallback: (() => void) | null = null;
 
-  /** @internal Made by `SharedCircuitRegistry` (`circuit` or `acquire`). */
-  constructor(context: SharedCircuitContext, slot: number) {
+  /**
+   * @internal Made by `SharedCircuitRegistry` (`circuit` or `acquire`); `lane` is the view's holder
+   * record (circuit-guard.ts).
+   */
+  constructor(context: SharedCircuitContext, slot: number, lane = -1) {
     const { layout, buffer, options } = context;
     this.options = options;
     this.cells = context.cells;
@@ -92,12 +96,6 @@ export class SharedCircuit {
     this.stateCell = layout.cell(slot, S_STATE);
     this.generationCell = layout.cell(slot, S_GENERATION);
     this.closedCell = layout.cell(slot, S_CLOSED_GENERATION);
-    this.guard = new SlotGuard(
-      this.cells,
-      layout.cell(slot, S_GUARD),
-      context.waitClock,
-      context.probeTimeout,
-    );
     this.openUntil = new OpenDeadline(this.cells, layout.cell(slot, S_OPEN_UNTIL));
     this.tripsCell = layout.cell(slot, S_TRIPS);
     this.probeTaken = new ProbeStamp(this.cells, layout.cell(slot, S_PROBE_TAKEN));
@@ -110,6 +108,7 @@ export class SharedCircuit {
       this.circuitTime,
       storage,
     );
+    this.guard = new CircuitGuard(context, slot, lane, this.history, this.time);
     this.clock = context.clock;
     this.random = context.random;
     this.transitions = new Notifier(context.reportListenerError);
@@ -169,7 +168,11 @@ export class SharedCircuit {
   complete(ticket: number, outcome: CircuitOutcome): boolean {
     const generation = this.slots.redeem(ticket);
     if (generation < 0) return false;
-    if (outcome === CircuitOutcome.Success || outcome === CircuitOutcome.Failure) {
+    if (outcome === CircuitOutcome.Success) {
+      // Closed, a success mostly skips the guard (circuit-guard.ts): one compareExchange.
+      this.readClock();
+      if (!this.guard.trySuccess(generation)) this.completeGuarded(generation, outcome);
+    } else if (outcome === CircuitOutcome.Failure) {
       this.completeGuarded(generation, outcome);
     } else {
       // No outcome: only a probe of the current round frees its slot; nothing else to do.
@@ -222,6 +225,11 @@ export class SharedCircuit {
       consecutiveTrips: Atomics.load(this.cells, this.tripsCell),
       admissionsInFlight: this.slots.inFlight,
     });
+  }
+
+  /** @internal The registry lets go of this handle: its lane may go to another (circuit-guard.ts). */
+  retire(): void {
+    this.guard.retire();
   }
 
   /** @internal The registry's hook, called whenever this thread's last admission in flight completes. */
@@ -328,19 +336,22 @@ export class SharedCircuit {
    * nothing, BREAKER.md 11). Closed: record it, and a failure runs the trip test (BREAKER.md 1-3,
    * 6). Half-open, a probe's end (BREAKER.md 10): success counts toward closing, failure reopens,
    * none frees its slot. Transitions are heard after the guard is let go. A success or failure reads
-   * the state word only here, so that recording it costs one guarded section and no more.
+   * the state word only here, so that recording it costs one guarded section and no more; the
+   * guard's holder appends the closed successes that skipped it first (circuit-guard.ts `lock`).
    */
   private completeGuarded(generation: number, outcome: CircuitOutcome): void {
     this.readClock();
     let from: CircuitState = 'closed';
     let next = -1;
     let nextGeneration = -1;
+    let closedAfter: number | undefined;
     this.guard.lock();
     try {
       // Inside the guard the closed generation cell is exact (only the guard's holder leaves or
       // enters closed), so a closed outcome reads neither the state word nor the generation.
       if (Atomics.load(this.cells, this.closedCell) === generation) {
         next = this.recordWhileClosed(outcome, -1);
+        if (next < 0) closedAfter = generation;
       } else {
         const word = Atomics.load(this.cells, this.stateCell);
         if (this.generationOf(word) !== generation) return;
@@ -361,7 +372,7 @@ export class SharedCircuit {
         if (stateOf(next) === CLOSED) this.enterClosed(next, nextGeneration);
       }
     } finally {
-      this.guard.unlock();
+      this.guard.unlock(closedAfter);
     }
     if (next >= 0) this.transitions.emit(from, stateName(next), nextGeneration);
   }

@@ -1,7 +1,7 @@
-// Small pieces of a shared circuit's slot: its guard (a compareExchange spin lock, never
-// Atomics.wait), its open deadline (a Float64 kept as two Int32 halves, since Atomics stores
-// integers only) and the time its latest probe was taken. shared-circuit.ts says when each is used
-// and why that is safe.
+// Small pieces of a shared registry: the endpoint table's lock (a compareExchange spin lock, never
+// Atomics.wait; a circuit's guard, circuit-guard.ts, spins the same way), a slot's open deadline (a
+// Float64 kept as two Int32 halves, since Atomics stores integers only) and the time its latest
+// probe was taken. shared-circuit.ts says when each is used and why that is safe.
 
 import { threadId } from 'node:worker_threads';
 import type { MonotonicClock } from '../environment.js';
@@ -13,16 +13,21 @@ const joined = new Float64Array(halves.buffer);
 /** This thread's part of every guard token, so that no two threads hold a guard with one token. */
 const THREAD_BITS = (threadId & 0x3ff) << 20;
 /** Spins between two clock readings of a thread waiting for a guard. */
-const SPINS_PER_READING = 1024;
+export const SPINS_PER_READING = 1024;
 let serial = 0;
 
+/** A new token for a guard holding: this thread's bits and a serial (never 0, below 2^30). */
+export function guardToken(): number {
+  serial = (serial + 1) & 0xfffff || 1;
+  return THREAD_BITS | serial;
+}
+
 /**
- * The guard of one slot (and the endpoint table's lock, endpoint-table.ts): held for one ring
- * append or one transition (a scan of the table), so a spin, not a wait. The
- * cell holds the holder's token (its thread and a serial), 0 when free. A thread ended while it
- * held the guard (`worker.terminate()`, a crash) would leave it held for good, and every thread
- * would spin on its next outcome for the endpoint: a waiter that sees one token hold the guard for
- * `timeout` ms of its own clock takes the guard from it (BREAKER.md 12 applied to the guard).
+ * The endpoint table's lock (endpoint-table.ts): held for one scan of the table, so a spin, not a
+ * wait. The cell holds the holder's token (its thread and a serial), 0 when free. A thread ended
+ * while it held the lock (`worker.terminate()`, a crash) would leave it held for good: a waiter
+ * that sees one token hold it for `timeout` ms of its own clock takes it from it (BREAKER.md 12
+ * applied to the lock). A circuit's guard (circuit-guard.ts) is taken over the same way.
  */
 export class SlotGuard {
   /** `clock` is read only while waiting, so it must move within a synchronous run (no turn cache). */
@@ -34,8 +39,7 @@ export class SlotGuard {
   ) {}
 
   lock(): void {
-    serial = (serial + 1) & 0xfffff || 1;
-    const token = THREAD_BITS | serial;
+    const token = guardToken();
     if (Atomics.compareExchange(this.cells, this.cell, 0, token) !== 0) this.wait(token);
   }
 
