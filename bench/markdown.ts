@@ -7,7 +7,7 @@ import { formatValue, higherIsBetter, isRespire, perSuite, respireRatio } from '
 import type { BenchResult } from './suite.js';
 
 /** Units whose ratios mean something: rates, and costs where lower is better. */
-const COST_UNITS = new Set(['ns/op', 'CPU µs/op', 'bytes', 'bytes/op']);
+const COST_UNITS = new Set(['ns/op', 'CPU ns/op', 'CPU µs/op', 'bytes', 'bytes/op']);
 
 function hasRatio(unit: string): boolean {
   return higherIsBetter(unit) || COST_UNITS.has(unit);

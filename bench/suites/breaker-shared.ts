@@ -6,7 +6,8 @@
 // barrier; a row is the workers' mean ns/op, median over rounds. On a machine with fewer cores
 // than workers the threads also wait for a core, in every contender alike. The contenders run one
 // after another on the wall clock, so a loaded machine moves the ratios; the uncontended target
-// is measured like for like by bench/breaker-shared/uncontended.ts (alternating, CPU time).
+// is then measured like for like (breaker-shared/alternating.ts: one thread, rounds alternating,
+// CPU time).
 //
 // Then the outage: 4 service threads, each a client sending GETs one after another, while Redis
 // answers 600 ms late behind the fault proxy (past the 300 ms command timeout, so every command
@@ -16,6 +17,7 @@ import { Worker } from 'node:worker_threads';
 import { SharedCircuitRegistry } from '../../src/breaker/index.js';
 import { CommandTap } from '../../test/kit/command-tap.js';
 import { startFaultProxy } from '../../test/kit/fault-proxy.js';
+import { measureAlternating } from '../breaker-shared/alternating.js';
 import type { OutageWorkerData, OutageWorkerReport } from '../breaker-shared/outage-worker.js';
 import type { AdmitWorkerData } from '../breaker-shared/worker.js';
 import { type BenchContext, type BenchResult, type InProcessSuite, redisEndpoint } from '../suite.js';
@@ -145,6 +147,34 @@ export const breakerSharedSuite: InProcessSuite = {
         });
       }
     }
+    // The target itself, like for like: one thread, CPU time, rounds alternating (alternating.ts);
+    // the rows above time each contender alone on the wall clock, which a loaded machine moves.
+    context.log('breaker-shared: uncontended, alternating rounds on CPU time');
+    const like = measureAlternating(context.quick ? 3 : 15, context.quick ? 200_000 : 2_000_000, 0.001);
+    const likeCase = 'admit+success, uncontended, alternating rounds, CPU time';
+    rows.push(
+      {
+        suite: 'breaker-shared',
+        case: likeCase,
+        client: CONTENDERS[0]!,
+        value: like.singleNs,
+        unit: 'CPU ns/op',
+      },
+      {
+        suite: 'breaker-shared',
+        case: likeCase,
+        client: CONTENDERS[1]!,
+        value: like.sharedNs,
+        unit: 'CPU ns/op',
+      },
+      {
+        suite: 'breaker-shared',
+        case: `${likeCase}: shared ÷ single-thread, median round`,
+        client: CONTENDERS[1]!,
+        value: like.ratios[Math.floor(like.ratios.length / 2)]!,
+        unit: 'x',
+      },
+    );
     const outageCase = `outage: ${OUTAGE_WORKERS} workers, replies 600 ms late (minimumFailureCount ${OUTAGE_CIRCUIT.minimumFailureCount})`;
     for (const [client, shared] of [
       ['shared registry', true],

@@ -46,7 +46,14 @@ it('reports admit+success per worker count and contender, the ratios, and the ou
     'admit+success, 4 worker(s) | shared: one circuit',
     'admit+success, 4 worker(s) | shared: a circuit each',
   ]);
-  expect(rows.filter((row) => row.unit === 'x')).toHaveLength(5);
+  // Five wall-clock ratios, and the like-for-like one (one thread, alternating rounds, CPU time).
+  expect(rows.filter((row) => row.unit === 'x')).toHaveLength(6);
+  const likeForLike = 'admit+success, uncontended, alternating rounds, CPU time';
+  expect(rows.filter((row) => row.unit === 'CPU ns/op').map((row) => `${row.case} | ${row.client}`)).toEqual([
+    `${likeForLike} | single-thread CircuitBreaker (one per worker)`,
+    `${likeForLike} | shared: one circuit`,
+  ]);
+  expect(rows.some((row) => row.unit === 'x' && row.case.startsWith(likeForLike))).toBe(true);
   const sharedFailures = rows.find((row) => row.unit === 'failures' && row.client === 'shared registry')!;
   expect(sharedFailures.value).toBeGreaterThan(0);
   expect(sharedFailures.value).toBeLessThanOrEqual(5 + 3);
