@@ -20,6 +20,10 @@ export class MemberClient extends ClientCore {
     const makeRouter = routerFor(resolved);
     super(resolved, (factory) =>
       makeRouter({
+        // The whole factory, as a plain client's: without `caching` a Cluster member opened no
+        // tracking connection on nodes it had not used, and without `placeTransaction` its
+        // transactions waiting for a node the slot map moved or dropped did not move.
+        ...factory,
         create(endpoint, extras) {
           // A blocking command that finds its endpoint down waits, under its acquire deadline, as
           // queued commands do, so that a switch moves it too (Sentinel sets this itself; Cluster
