@@ -224,7 +224,10 @@ export class RespireFailoverGroup implements MemberSource {
   destroy(): void {
     this.closed = true;
     for (const prober of this.probers) prober.destroy();
-    for (const member of this.members) member.client?.destroy();
+    for (const member of this.members) {
+      member.giveUpOpening();
+      member.client?.destroy();
+    }
   }
 
   /** `await using` support: the same as `close()`. */
@@ -234,6 +237,7 @@ export class RespireFailoverGroup implements MemberSource {
 
   private async shutdown(): Promise<void> {
     this.closed = true;
+    for (const member of this.members) member.giveUpOpening();
     await Promise.all([
       ...this.probers.map((prober) => prober.close()),
       ...this.members.map((member) => member.client?.close()),

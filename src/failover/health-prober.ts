@@ -18,6 +18,8 @@ export class HealthProber {
   private client: ProbeClient | undefined;
   /** The probe client being opened (a member down at start, or whose client failed to open). */
   private connecting: Promise<void> | undefined;
+  /** The client `connecting` opens: close() and destroy() give it up. */
+  private opening: ProbeClient | undefined;
   private probes: Periodic | undefined;
   private closed = false;
 
@@ -43,12 +45,14 @@ export class HealthProber {
   close(): Promise<void> {
     this.closed = true;
     this.probes?.stop();
+    this.opening?.destroy();
     return this.client?.close().catch(ignore) ?? Promise.resolve();
   }
 
   destroy(): void {
     this.closed = true;
     this.probes?.stop();
+    this.opening?.destroy();
     this.client?.destroy();
   }
 
@@ -116,19 +120,24 @@ export class HealthProber {
    * Reconnects are capped at `interval`, so a recovered member is seen within about one interval.
    */
   private open(): Promise<void> {
-    this.connecting ??= ProbeClient.open({
+    if (this.connecting !== undefined) return this.connecting;
+    const client = ProbeClient.unopened({
       ...this.options,
       circuitBreaker: null,
       meter: null,
       retry: { maxAttempts: 1 },
       commandTimeout: this.check.timeout,
       reconnect: { minDelay: Math.min(50, this.check.interval), maxDelay: this.check.interval },
-    })
-      .then((client) => {
+    });
+    this.opening = client;
+    this.connecting = client
+      .connect()
+      .then(() => {
         if (this.closed) client.destroy();
         else this.client = client;
       })
       .finally(() => {
+        this.opening = undefined;
         this.connecting = undefined;
       });
     return this.connecting;

@@ -20,6 +20,10 @@ export class MemberClient extends ClientCore {
     const makeRouter = routerFor(resolved);
     super(resolved, (factory) =>
       makeRouter({
+        // The whole factory, as a plain client's: without `caching` a Cluster member opened no
+        // tracking connection on nodes it had not used, and without `placeTransaction` its
+        // transactions waiting for a node the slot map moved or dropped did not move.
+        ...factory,
         create(endpoint, extras) {
           // A blocking command that finds its endpoint down waits, under its acquire deadline, as
           // queued commands do, so that a switch moves it too (Sentinel sets this itself; Cluster
@@ -40,11 +44,14 @@ export class MemberClient extends ClientCore {
     this.nodes = nodes;
   }
 
-  /** Connects as RespireClient.connect does (rejects with its error). */
-  static async open(resolved: ResolvedOptions): Promise<MemberClient> {
-    const client = new MemberClient(resolved, new Set());
-    await client.start();
-    return client;
+  /** A client not yet connected: `connect()` it (made first so that it can be destroyed meanwhile). */
+  static unopened(resolved: ResolvedOptions): MemberClient {
+    return new MemberClient(resolved, new Set());
+  }
+
+  /** Connects as RespireClient.connect does (rejects with its error, the client then destroyed). */
+  connect(): Promise<void> {
+    return this.start();
   }
 
   /** Whether a maintenance window is open on one of its nodes (a failover group's probes relax then). */
@@ -70,6 +77,8 @@ export class Member {
   /** Open once connected; undefined while the member has never been reachable. */
   client: MemberClient | undefined;
   private opening: Promise<MemberClient> | undefined;
+  /** The client `opening` connects: giveUp() destroys it. */
+  private unopened: MemberClient | undefined;
 
   constructor(
     config: RespireFailoverMember,
@@ -89,17 +98,28 @@ export class Member {
   /** Opens the data client (once at a time); a member already open resolves at once. */
   open(): Promise<MemberClient> {
     if (this.client !== undefined) return Promise.resolve(this.client);
-    this.opening ??= MemberClient.open(this.resolved).then(
-      (client) => {
-        this.opening = undefined;
+    if (this.opening !== undefined) return this.opening;
+    const client = MemberClient.unopened(this.resolved);
+    this.unopened = client;
+    this.opening = client.connect().then(
+      () => {
+        this.opening = this.unopened = undefined;
         this.client = client;
         return client;
       },
       (error: unknown) => {
-        this.opening = undefined;
+        this.opening = this.unopened = undefined;
         throw error;
       },
     );
     return this.opening;
+  }
+
+  /**
+   * The group closes: a data client still being opened is destroyed, which gives up its connect
+   * at once (against a black-holed member its socket would otherwise stay until connectTimeout).
+   */
+  giveUpOpening(): void {
+    this.unopened?.destroy();
   }
 }

@@ -24,11 +24,18 @@ export class ProbeClient extends RespireClient {
     this.nodes = nodes;
   }
 
-  /** Connects as RespireClient.connect does (rejects with its error). */
-  static async open(options: RespireOptions): Promise<ProbeClient> {
-    const client = new ProbeClient(options, new Set());
-    await client.start();
-    return client;
+  /**
+   * A client not yet connected: `connect()` it. Made first so that a prober closed meanwhile can
+   * destroy it, which gives up its connect at once (a black-holed member would keep its socket
+   * until connectTimeout).
+   */
+  static unopened(options: RespireOptions): ProbeClient {
+    return new ProbeClient(options, new Set());
+  }
+
+  /** Connects as RespireClient.connect does (rejects with its error, the client then destroyed). */
+  connect(): Promise<void> {
+    return this.start();
   }
 
   /** Whether a maintenance window is open on one of its nodes. */

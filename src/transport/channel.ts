@@ -59,7 +59,10 @@ export class Channel implements HandoffChannel {
   private quitting: Connection | undefined;
   /** Handoffs waiting for the connection being opened (maintenance/handoff.ts). */
   private readonly adoptions = new NextConnection();
-  /** Aborted as the channel closes: a handoff's replacement still being opened is given up. */
+  /**
+   * Aborted as the channel closes: a connection still being opened (the first, a reconnection, a
+   * handoff's replacement) is given up at once rather than left open until connectTimeout.
+   */
   private readonly closing = new AbortController();
 
   constructor(private readonly options: ChannelOptions) {
@@ -80,7 +83,7 @@ export class Channel implements HandoffChannel {
     const events = this.eventsFor();
     let connection: Connection;
     try {
-      connection = await dial(this.options, events);
+      connection = await dial(this.options, events, this.closing.signal);
     } catch (error) {
       this.state = 'closed';
       this.acquireTimer.cancel();
@@ -226,7 +229,7 @@ export class Channel implements HandoffChannel {
     if (this.state !== 'closing') {
       this.state = 'closing';
       this.adoptions.tell(undefined);
-      this.closing.abort();
+      this.closing.abort(clientClosedError(this.endpoint));
       this.clearReconnect();
       if (this.connection === undefined) this.failQueuedByClient();
       else this.flush();
@@ -257,7 +260,7 @@ export class Channel implements HandoffChannel {
     if (this.state === 'closed') return;
     this.state = 'closed';
     this.adoptions.tell(undefined);
-    this.closing.abort();
+    this.closing.abort(clientClosedError(this.endpoint));
     this.clearReconnect();
     this.acquireTimer.cancel();
     this.failSetup();
@@ -420,7 +423,7 @@ export class Channel implements HandoffChannel {
     this.reconnectTimer = undefined;
     if (this.state !== 'reconnecting') return;
     const events = this.eventsFor();
-    dial(this.options, events).then(
+    dial(this.options, events, this.closing.signal).then(
       (connection) => {
         if (this.state !== 'reconnecting') {
           connection.destroy(undefined);

@@ -18,6 +18,11 @@ export class DedicatedPool {
   private readonly idle: Channel[] = [];
   /** Connections out on loan, so that close() and destroy() reach them too. */
   private readonly lent = new Set<Channel>();
+  /**
+   * Connections being opened: close() and destroy() give them up at once (a black-holed endpoint
+   * would otherwise keep the socket, and the process, until connectTimeout).
+   */
+  private readonly opening = new Set<Channel>();
   private readonly waiters: Waiter[] = [];
   private size = 0;
   private closed = false;
@@ -55,12 +60,16 @@ export class DedicatedPool {
         onConnect: observer.connected,
         onDisconnect: observer.disconnected,
       });
+      this.opening.add(channel);
       try {
         await channel.start();
       } catch (error) {
-        this.size--;
+        // destroy() already counted it out (it resets size to 0).
+        this.size = Math.max(0, this.size - 1);
         this.wakeNext();
-        throw error;
+        throw this.closed ? this.closedError() : error;
+      } finally {
+        this.opening.delete(channel);
       }
       if (this.closed) {
         // destroy() already counted it out (it resets size to 0).
@@ -139,6 +148,7 @@ export class DedicatedPool {
     this.closed = true;
     this.closeReason = reason;
     this.rejectWaiters();
+    for (const channel of this.opening) channel.destroy();
     const idle = this.idle.splice(0);
     this.size -= idle.length;
     await Promise.all([...idle, ...this.lent].map((channel) => channel.close()));
@@ -148,7 +158,7 @@ export class DedicatedPool {
   destroy(): void {
     this.closed = true;
     this.rejectWaiters();
-    for (const channel of [...this.idle.splice(0), ...this.lent]) channel.destroy();
+    for (const channel of [...this.opening, ...this.idle.splice(0), ...this.lent]) channel.destroy();
     this.lent.clear();
     this.size = 0;
   }
