@@ -264,7 +264,15 @@ async function prepareCeiling(
   const options = {
     binary,
     url,
-    requests: context.quick ? 20_000 : 200_000,
+    // At most 200,000 requests and about 500 MB of values a run (50 MB quick):
+    // 200,000 SETs of 100 KiB would be 20 GB, far past a round.
+    requests: Math.max(
+      1_000,
+      Math.min(
+        context.quick ? 20_000 : 200_000,
+        Math.floor((context.quick ? 5e7 : 5e8) / clientCase.valueBytes),
+      ),
+    ),
     valueBytes: clientCase.valueBytes,
     pipeline,
   };
