@@ -263,6 +263,16 @@ export class SharedCircuitRegistry {
     };
   }
 
+  /**
+   * @internal Makes this thread's next clock reading fresh. The default clock is read once per
+   * synchronous run; a client's checks made one by one (a command queued while the circuit is
+   * open, one waiting for a connection) must not decide on a reading older than a long
+   * synchronous computation (circuit-gate.ts `freshTime`). An injected clock is read every time.
+   */
+  refreshClock(): void {
+    this.context.refreshClock();
+  }
+
   /** Lets go of every circuit `circuit()` took for this view. */
   detach(): void {
     for (const lease of this.held.values()) lease.release();
@@ -332,6 +342,8 @@ function tableOf(context: SharedCircuitContext, layout: Layout, maxIdleHistories
   return new EndpointTable(cells, layout, words, maxIdleHistories, waitClock, probeTimeout);
 }
 
+function noRefresh(): void {}
+
 function contextOf(
   buffer: SharedArrayBuffer,
   layout: Layout,
@@ -340,8 +352,10 @@ function contextOf(
   environment: CircuitBreakerEnvironment,
 ): SharedCircuitContext {
   const injected = typeof environment.now === 'function';
-  const clock = injected ? clockOf(environment) : turnCachedClock(processClock);
+  const turn = injected ? undefined : turnCachedClock(processClock);
+  const clock = turn ?? clockOf(environment);
   return {
+    refreshClock: turn?.refresh ?? noRefresh,
     buffer,
     cells: new Int32Array(buffer, 0, layout.totalBytes >> 2),
     layout,
