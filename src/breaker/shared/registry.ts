@@ -178,16 +178,23 @@ export class SharedCircuitRegistry {
       buffer instanceof SharedArrayBuffer && buffer.byteLength >= HEADER_BYTES
         ? new Int32Array(buffer, 0, HEADER_BYTES / 4)
         : undefined;
-    if (
-      header === undefined ||
-      Atomics.load(header, H_MAGIC) !== MAGIC ||
-      header[H_VERSION] !== LAYOUT_VERSION
-    ) {
+    if (header === undefined || Atomics.load(header, H_MAGIC) !== MAGIC) {
       throw new RespireConfigurationError(
         'buffer',
         buffer,
         "the SharedArrayBuffer of a SharedCircuitRegistry (its 'buffer'), from this version of respire",
       );
+    }
+    const version = header[H_VERSION]!;
+    if (version !== LAYOUT_VERSION) {
+      // A registry's buffer all the same, made by another copy of respire (two versions installed,
+      // one per thread's bundle): say so, rather than call it not a registry's buffer.
+      const allowed = `a SharedCircuitRegistry buffer of layout version ${LAYOUT_VERSION}`;
+      throw new RespireConfigurationError('buffer', buffer, allowed, {
+        message:
+          `invalid option buffer: a SharedCircuitRegistry buffer of layout version ${version}, made by another version of respire; ` +
+          `this one reads layout version ${LAYOUT_VERSION}: make the registry and attach it with the same version of respire`,
+      });
     }
     const view: SharedCircuitRegistry = Object.create(SharedCircuitRegistry.prototype);
     const resolved = validateSharedOptions(readOptions(buffer));
