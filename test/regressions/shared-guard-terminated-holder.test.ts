@@ -5,7 +5,8 @@
 // and the circuit carries on by seed 000's rules: the success that was pending in the other
 // thread's lane and the dead thread's failure count, the next failure trips it (reported once, in
 // the thread that made it), and it recovers through a probe. No defect found; kept as coverage of
-// the takeover, which no other test reached.
+// a takeover in the middle of a trip (shared-probe-abandoned.test.ts takes it over from a holder
+// stopped in a plain closed outcome).
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CircuitOutcome, SharedCircuitRegistry } from '../../src/breaker/index.js';
