@@ -92,7 +92,7 @@ it('keep every view where a single-thread circuit is while lanes change hands', 
           const ticket = views[n.v]!.tryAdmit();
           const expected = oracle.tryAdmit();
           expect({ ...where, a: Math.min(ticket, 0) }).toEqual({ ...where, a: Math.min(expected, 0) });
-          if (ticket >= 0) inFlight.push({ view: n.v, ticket, expected, c: views[n.v] });
+          if (ticket >= 0) inFlight.push({ view: n.v, ticket, expected, c: views[n.v]! });
         } else if (n.k === 'burst') {
           for (let i = 0; i < n.n; i++) {
             const t = views[n.v]!.tryAdmit();
