@@ -178,16 +178,23 @@ export class SharedCircuitRegistry {
       buffer instanceof SharedArrayBuffer && buffer.byteLength >= HEADER_BYTES
         ? new Int32Array(buffer, 0, HEADER_BYTES / 4)
         : undefined;
-    if (
-      header === undefined ||
-      Atomics.load(header, H_MAGIC) !== MAGIC ||
-      header[H_VERSION] !== LAYOUT_VERSION
-    ) {
+    if (header === undefined || Atomics.load(header, H_MAGIC) !== MAGIC) {
       throw new RespireConfigurationError(
         'buffer',
         buffer,
         "the SharedArrayBuffer of a SharedCircuitRegistry (its 'buffer'), from this version of respire",
       );
+    }
+    const version = header[H_VERSION]!;
+    if (version !== LAYOUT_VERSION) {
+      // A registry's buffer all the same, made by another copy of respire (two versions installed,
+      // one per thread's bundle): say so, rather than call it not a registry's buffer.
+      const allowed = `a SharedCircuitRegistry buffer of layout version ${LAYOUT_VERSION}`;
+      throw new RespireConfigurationError('buffer', buffer, allowed, {
+        message:
+          `invalid option buffer: a SharedCircuitRegistry buffer of layout version ${version}, made by another version of respire; ` +
+          `this one reads layout version ${LAYOUT_VERSION}: make the registry and attach it with the same version of respire`,
+      });
     }
     const view: SharedCircuitRegistry = Object.create(SharedCircuitRegistry.prototype);
     const resolved = validateSharedOptions(readOptions(buffer));
@@ -263,6 +270,16 @@ export class SharedCircuitRegistry {
     };
   }
 
+  /**
+   * @internal Makes this thread's next clock reading fresh. The default clock is read once per
+   * synchronous run; a client's checks made one by one (a command queued while the circuit is
+   * open, one waiting for a connection) must not decide on a reading older than a long
+   * synchronous computation (circuit-gate.ts `freshTime`). An injected clock is read every time.
+   */
+  refreshClock(): void {
+    this.context.refreshClock();
+  }
+
   /** Lets go of every circuit `circuit()` took for this view. */
   detach(): void {
     for (const lease of this.held.values()) lease.release();
@@ -332,6 +349,8 @@ function tableOf(context: SharedCircuitContext, layout: Layout, maxIdleHistories
   return new EndpointTable(cells, layout, words, maxIdleHistories, waitClock, probeTimeout);
 }
 
+function noRefresh(): void {}
+
 function contextOf(
   buffer: SharedArrayBuffer,
   layout: Layout,
@@ -340,8 +359,10 @@ function contextOf(
   environment: CircuitBreakerEnvironment,
 ): SharedCircuitContext {
   const injected = typeof environment.now === 'function';
-  const clock = injected ? clockOf(environment) : turnCachedClock(processClock);
+  const turn = injected ? undefined : turnCachedClock(processClock);
+  const clock = turn ?? clockOf(environment);
   return {
+    refreshClock: turn?.refresh ?? noRefresh,
     buffer,
     cells: new Int32Array(buffer, 0, layout.totalBytes >> 2),
     layout,

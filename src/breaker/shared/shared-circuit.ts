@@ -46,6 +46,8 @@ export interface SharedCircuitContext {
   /** The registry's `probeTimeout`: how long a full half-open round may go without a new probe. */
   readonly probeTimeout: number;
   readonly clock: MonotonicClock;
+  /** Makes the next reading of `clock` fresh (its turn cache, if any, forgets its reading). */
+  readonly refreshClock: () => void;
   /** The same clock without a turn cache, read while waiting for a guard (circuit-guard.ts). */
   readonly waitClock: MonotonicClock;
   readonly random: RandomSource;

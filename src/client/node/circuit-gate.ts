@@ -78,7 +78,9 @@ export function circuitRegistry(
   registry: EndpointCircuitSource;
   freshTime: () => void;
 } {
-  if (options.sharedCircuits) return { registry: options.sharedCircuits, freshTime: noop };
+  // A shared registry reads its own clock, turn-cached by default: the one-by-one checks refresh it.
+  const shared = options.sharedCircuits;
+  if (shared) return { registry: shared, freshTime: () => shared.refreshClock() };
   const { random } = options;
   // The system clock is read at most once per synchronous run: a flush admits a tick's commands
   // and one socket read completes many, and performance.now() would cost ~40 ns per command.
