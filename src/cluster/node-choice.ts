@@ -68,7 +68,8 @@ export class NodeChoice {
 
   /**
    * A primary for keyless commands: `turn` picks a fixed one, otherwise they take turns, passing
-   * over one whose circuit is open while another's is not (seed 000: an open node affects only
+   * over one whose circuit would reject it (open, or half-open with every probe slot taken) while
+   * another's would not (seed 000: an open node affects only
    * commands routed to it, and a keyless command has no owner: choosing a healthy primary is
    * routing, not a bypass).
    */
@@ -78,7 +79,7 @@ export class NodeChoice {
     const first = turn ?? this.turn++;
     for (let i = 0; turn === undefined && i < primaries.length; i++) {
       const node = this.nodes.at(primaries[(first + i) % primaries.length]!);
-      if (node.circuit?.state !== 'open') return node;
+      if (!refusesNow(node)) return node;
     }
     return this.nodes.at(primaries[first % primaries.length]!);
   }
@@ -92,14 +93,14 @@ export class NodeChoice {
   }
 
   /**
-   * For classic subscriptions: the first online primary other than `avoid`, one whose circuit is
-   * not open if there is one (a rejected SUBSCRIBE would hold nothing).
+   * For classic subscriptions: the first online primary other than `avoid`, one whose circuit
+   * would not reject it now if there is one (a rejected SUBSCRIBE would hold nothing).
    */
   classicCandidate(avoid: EndpointNode | undefined): EndpointNode | undefined {
     const others = this.primaries()
       .map((primary) => this.nodes.at(primary))
       .filter((node) => node !== avoid);
-    return others.find((node) => node.circuit?.state !== 'open') ?? others[0];
+    return others.find((node) => !refusesNow(node)) ?? others[0];
   }
 
   /** A node with no connection whose circuit is open, while other primaries are known. */
@@ -113,4 +114,15 @@ export class NodeChoice {
       written: false,
     });
   }
+}
+
+/**
+ * Whether `node`'s circuit would reject a command now: open (even past its open interval, so that
+ * keyless traffic does not probe a sick node while others are well), or half-open with every probe
+ * slot taken. One state read while closed.
+ */
+function refusesNow(node: EndpointNode): boolean {
+  const state = node.circuit?.state;
+  if (state === undefined || state === 'closed') return false;
+  return state === 'open' || node.gate?.admitsNow() === false;
 }
