@@ -348,7 +348,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     const spec = commandSpecOf(command.args) ?? this.keyLookup.specNow(command.args);
     const policy = spec?.requestPolicy;
     if (policy === 'all_shards' || policy === 'all_nodes') {
-      const targets = policy === 'all_shards' ? this.choice.primaries() : this.choice.online();
+      const targets = this.choice.fanOut(policy);
       if (targets.length === 0) {
         command.reject(this.choice.noNodeError());
         return;

@@ -93,6 +93,16 @@ export class NodeChoice {
   }
 
   /**
+   * The nodes a fan-out goes to: for `all_shards` every slot owner, for `all_nodes` every online
+   * node and every owner. A failed owner is not left out (README "Health": it keeps its slots'
+   * commands): its part fails or waits, so the caller never gets a reply missing a shard.
+   */
+  fanOut(policy: 'all_shards' | 'all_nodes'): readonly ClusterNode[] {
+    const view = this.view();
+    return policy === 'all_shards' ? view.owners : view.everyNode;
+  }
+
+  /**
    * For classic subscriptions: the first online primary other than `avoid`, one whose circuit
    * would not reject it now if there is one (a rejected SUBSCRIBE would hold nothing).
    */
