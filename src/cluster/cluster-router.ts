@@ -90,6 +90,8 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       (node) => {
         this.refresher.requestRefresh();
         this.classic.failed(node);
+        // A SCAN step on it starts again: the server may be another process now (cluster-scan.ts).
+        this.choice.nodeLost(node);
       },
       (from, channel, listeners) =>
         followDroppedShardChannel(from, channel, listeners, this.refresher.requestRefresh(), () =>

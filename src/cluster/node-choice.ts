@@ -3,6 +3,7 @@
 // (passing over a primary whose circuit is open while another's is not); for classic
 // subscriptions, another primary when theirs fails. Also the topology views (topology-view.ts).
 
+import { endpointKey } from '../client/endpoint.js';
 import type { ReadFrom } from '../client/mode-options.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import { readsFromReplica } from '../client/replica-reads.js';
@@ -30,6 +31,13 @@ export class NodeChoice {
   /** What keyless routing and SCAN read from the current map. */
   view(): TopologyView {
     return this.views.of(this.topology());
+  }
+
+  /** A node's connection was lost: for SCAN walks its slots count as moved (slot-history.ts). */
+  nodeLost(node: EndpointNode): void {
+    const view = this.view();
+    const index = view.topology.byKey.get(endpointKey(node.endpoint));
+    if (index !== undefined) view.history.nodeLost(view.topology, index);
   }
 
   /** The node for a slot: its primary, or a replica for a read-only command under `readFrom`. */
