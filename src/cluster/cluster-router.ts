@@ -385,6 +385,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
         spec?.flags.has('write') === true
           ? (i) => `the part on ${describeEndpoint(nodes[i]!.endpoint)}`
           : undefined,
+        spec?.responsePolicy === 'one_succeeded',
       );
       traceCommand(command, this.options.endpoint, this.options.clock);
       // A part its node's circuit rejects: rejected whole, no part sent (FLUSHALL: joined-reply.ts).
