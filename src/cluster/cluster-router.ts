@@ -90,6 +90,8 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       (node) => {
         this.refresher.requestRefresh();
         this.classic.failed(node);
+        // A SCAN step on it starts again: the server may be another process now (cluster-scan.ts).
+        this.choice.nodeLost(node);
       },
       (from, channel, listeners) =>
         followDroppedShardChannel(from, channel, listeners, this.refresher.requestRefresh(), () =>
@@ -160,6 +162,28 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
       split.writes ? (i) => keysOfPart(split.parts[i]!.keyNumbers) : undefined,
     );
     traceCommand(command, this.options.endpoint, this.options.clock);
+    const lost = (command.flags & CommandFlags.Retry) !== 0 ? this.lostOwnerOf(split) : undefined;
+    if (lost !== undefined) {
+      // Seed 000 "Retries", as for a single command (sendToSlot): a part's owner is disconnected
+      // and open; the other primaries are asked for the map first, then every part goes by it.
+      this.backingOff.within(command, this.refresher.refresh(), this.options.acquireTimeout, lost, () => {
+        if (stillToSend(command)) this.sendParts(joined, split);
+      });
+      return;
+    }
+    this.sendParts(joined, split);
+  }
+
+  /** The endpoint of a split command's part's node that lost its owner (NodeChoice.ownerLost), if any. */
+  private lostOwnerOf(split: SplitCommand): RespireEndpoint | undefined {
+    for (const part of split.parts) {
+      const node = this.choice.primaryForSlot(part.slot);
+      if (!(node instanceof Error) && this.choice.ownerLost(node)) return node.endpoint;
+    }
+    return undefined;
+  }
+
+  private sendParts(joined: JoinedReply, split: SplitCommand): void {
     // A write a part of which its node's circuit rejects: rejected, no part sent (joined-reply.ts).
     if (split.writes && joined.rejectedBefore((part, i) => this.choice.forSlot(split.parts[i]!.slot, part)))
       return;
@@ -348,7 +372,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
     const spec = commandSpecOf(command.args) ?? this.keyLookup.specNow(command.args);
     const policy = spec?.requestPolicy;
     if (policy === 'all_shards' || policy === 'all_nodes') {
-      const targets = policy === 'all_shards' ? this.choice.primaries() : this.choice.online();
+      const targets = this.choice.fanOut(policy);
       if (targets.length === 0) {
         command.reject(this.choice.noNodeError());
         return;
@@ -361,6 +385,7 @@ export class ClusterRouter implements Router, RedirectFollower, AttemptRouter {
         spec?.flags.has('write') === true
           ? (i) => `the part on ${describeEndpoint(nodes[i]!.endpoint)}`
           : undefined,
+        spec?.responsePolicy === 'one_succeeded',
       );
       traceCommand(command, this.options.endpoint, this.options.clock);
       // A part its node's circuit rejects: rejected whole, no part sent (FLUSHALL: joined-reply.ts).

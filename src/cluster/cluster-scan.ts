@@ -10,7 +10,9 @@
 // returned by it (SCAN's own guarantee), and a slot the sweep passes was owned, unmoved, by the
 // node scanned while the sweep stood on it. A step whose slot moves restarts on the new owner from
 // node cursor 0 (a node cursor means nothing on another server: each hashes with a seed of its
-// own), and a node whose slots were moved to it is scanned again: keys may come more than once.
+// own), and a node whose slots were moved to it is scanned again: keys may come more than once. A
+// node whose connection was lost counts as moved (slot-history.ts nodeLost): it may be another
+// process now, restarted within the node timeout with its slots and its keys.
 // Not covered: keys a migration under way has already moved to a node the walk has passed, while
 // the map still names the source (Redis tells the client only when the slot's owner changes).
 //

@@ -1,6 +1,7 @@
 // Keyless commands sent to many nodes (PROTOCOL.md §2.2, API.md "Cluster"): which nodes by the
 // command's `request_policy` tip, and one reply from theirs by its `response_policy` tip. A
-// failure of any part fails the command, once every part has settled.
+// failure of any part fails the command, once every part has settled, save under `one_succeeded`
+// (SCRIPT KILL: one shard's reply that is not an error answers it; joined-reply.ts).
 import type { ResponsePolicy } from '../client/command-table.js';
 import type { RespValue } from '../resp/types.js';
 

@@ -15,6 +15,8 @@ export class JoinedReply implements SettleObserver {
   private failedAt = Number.POSITIVE_INFINITY;
   private error: unknown;
   private remaining: number;
+  /** The lowest position of a part that succeeded. */
+  private firstSuccess: number | undefined;
   /** For a write: what became of each part, for the caller's error when one fails. */
   private readonly fates: PartFate[] | undefined;
 
@@ -25,6 +27,11 @@ export class JoinedReply implements SettleObserver {
     private readonly join: (replies: readonly RespValue[]) => RespValue,
     /** For a command that writes: names part `i` in a partly-applied error (partial-write.ts). */
     private readonly describeWrite?: (part: number) => string,
+    /**
+     * `response_policy:one_succeeded` (SCRIPT KILL, FUNCTION KILL): a part's reply that is not an
+     * error answers the command, the others' errors notwithstanding; it fails only when all fail.
+     */
+    private readonly oneSucceeds = false,
   ) {
     this.remaining = partArgs.length;
     this.fates =
@@ -81,8 +88,14 @@ export class JoinedReply implements SettleObserver {
       }
     } else {
       this.values[command.position] = outcome as RespValue;
+      if (this.firstSuccess === undefined || command.position < this.firstSuccess)
+        this.firstSuccess = command.position;
     }
     if (--this.remaining > 0) return;
+    if (this.oneSucceeds && this.firstSuccess !== undefined) {
+      this.origin.reply(this.values[this.firstSuccess]!);
+      return;
+    }
     if (this.failedAt === Number.POSITIVE_INFINITY) {
       let joined: RespValue;
       try {

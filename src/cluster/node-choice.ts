@@ -3,6 +3,7 @@
 // (passing over a primary whose circuit is open while another's is not); for classic
 // subscriptions, another primary when theirs fails. Also the topology views (topology-view.ts).
 
+import { endpointKey } from '../client/endpoint.js';
 import type { ReadFrom } from '../client/mode-options.js';
 import type { EndpointNode } from '../client/node/endpoint-node.js';
 import { readsFromReplica } from '../client/replica-reads.js';
@@ -30,6 +31,13 @@ export class NodeChoice {
   /** What keyless routing and SCAN read from the current map. */
   view(): TopologyView {
     return this.views.of(this.topology());
+  }
+
+  /** A node's connection was lost: for SCAN walks its slots count as moved (slot-history.ts). */
+  nodeLost(node: EndpointNode): void {
+    const view = this.view();
+    const index = view.topology.byKey.get(endpointKey(node.endpoint));
+    if (index !== undefined) view.history.nodeLost(view.topology, index);
   }
 
   /** The node for a slot: its primary, or a replica for a read-only command under `readFrom`. */
@@ -68,7 +76,8 @@ export class NodeChoice {
 
   /**
    * A primary for keyless commands: `turn` picks a fixed one, otherwise they take turns, passing
-   * over one whose circuit is open while another's is not (seed 000: an open node affects only
+   * over one whose circuit would reject it (open, or half-open with every probe slot taken) while
+   * another's would not (seed 000: an open node affects only
    * commands routed to it, and a keyless command has no owner: choosing a healthy primary is
    * routing, not a bypass).
    */
@@ -78,7 +87,7 @@ export class NodeChoice {
     const first = turn ?? this.turn++;
     for (let i = 0; turn === undefined && i < primaries.length; i++) {
       const node = this.nodes.at(primaries[(first + i) % primaries.length]!);
-      if (node.circuit?.state !== 'open') return node;
+      if (!refusesNow(node)) return node;
     }
     return this.nodes.at(primaries[first % primaries.length]!);
   }
@@ -92,14 +101,24 @@ export class NodeChoice {
   }
 
   /**
-   * For classic subscriptions: the first online primary other than `avoid`, one whose circuit is
-   * not open if there is one (a rejected SUBSCRIBE would hold nothing).
+   * The nodes a fan-out goes to: for `all_shards` every slot owner, for `all_nodes` every online
+   * node and every owner. A failed owner is not left out (README "Health": it keeps its slots'
+   * commands): its part fails or waits, so the caller never gets a reply missing a shard.
+   */
+  fanOut(policy: 'all_shards' | 'all_nodes'): readonly ClusterNode[] {
+    const view = this.view();
+    return policy === 'all_shards' ? view.owners : view.everyNode;
+  }
+
+  /**
+   * For classic subscriptions: the first online primary other than `avoid`, one whose circuit
+   * would not reject it now if there is one (a rejected SUBSCRIBE would hold nothing).
    */
   classicCandidate(avoid: EndpointNode | undefined): EndpointNode | undefined {
     const others = this.primaries()
       .map((primary) => this.nodes.at(primary))
       .filter((node) => node !== avoid);
-    return others.find((node) => node.circuit?.state !== 'open') ?? others[0];
+    return others.find((node) => !refusesNow(node)) ?? others[0];
   }
 
   /** A node with no connection whose circuit is open, while other primaries are known. */
@@ -113,4 +132,15 @@ export class NodeChoice {
       written: false,
     });
   }
+}
+
+/**
+ * Whether `node`'s circuit would reject a command now: open (even past its open interval, so that
+ * keyless traffic does not probe a sick node while others are well), or half-open with every probe
+ * slot taken. One state read while closed.
+ */
+function refusesNow(node: EndpointNode): boolean {
+  const state = node.circuit?.state;
+  if (state === undefined || state === 'closed') return false;
+  return state === 'open' || node.gate?.admitsNow() === false;
 }

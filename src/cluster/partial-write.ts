@@ -1,9 +1,11 @@
 // A command the router wrote as several parts (a split MSET, DEL or UNLINK; a fanned-out FLUSHALL)
 // some of whose parts ran while the one whose error the caller gets was never sent: a MOVED or ASK
 // to a node whose circuit is open (its target is checked before anything is written there), an
-// acquire deadline on one node. That part's error says nothing was sent (RespireCircuitOpenError,
-// `written: false`), which for the command as a whole is false: the caller would think it safe to
-// send again, or that the healthy nodes' keys are as they were. The caller gets instead a
+// acquire deadline on one node; or was refused by its server (CLUSTERDOWN for a slot no longer
+// served, OOM, READONLY from a demoted primary). That part's error says nothing was sent
+// (RespireCircuitOpenError, `written: false`) or that the command did not run (a server's error
+// reply), which for the command as a whole is false: the caller would think it safe to send
+// again, or that the healthy nodes' keys are as they were. The caller gets instead a
 // RespireConnectionError with `written: true` (the ambiguous write: "may have run, do not replay
 // blindly"), whose message says which parts ran, which may have, and which were not sent, and
 // whose `cause` is that part's own error.
@@ -41,7 +43,8 @@ function claimsUnsent(error: unknown): boolean {
 
 /**
  * The error for a written command whose part failed with `error`, or `error` itself when it tells
- * the truth: it does not claim "not sent", or no part ran or may have run. `describe(i)` names
+ * the truth: it does not claim "not sent" or "not run" (a server's refusal), or no part ran or may
+ * have run. `describe(i)` names
  * part `i` for the message (its keys' positions, its node).
  */
 export function partialWriteError(
@@ -50,7 +53,10 @@ export function partialWriteError(
   error: unknown,
   describe: (part: number) => string,
 ): unknown {
-  if (!claimsUnsent(error) || !fates.some((fate) => fate === 'ran' || fate === 'maybe')) return error;
+  // A server's error reply (CLUSTERDOWN, OOM, READONLY…) says as much as "not sent": that this
+  // write did not run, when only this part did not.
+  const notRun = claimsUnsent(error) || error instanceof RespireServerError;
+  if (!notRun || !fates.some((fate) => fate === 'ran' || fate === 'maybe')) return error;
   const said: string[] = [];
   const tell = (fate: PartFate, what: string): void => {
     const parts = fates.flatMap((f, i) => (f === fate ? [describe(i)] : []));

@@ -2,8 +2,9 @@
 // failover's promoted replica), for SCAN walks (cluster-scan.ts): a generation number that grows by
 // one for each topology that moves any slot, and per slot the generation that last moved it. A
 // slot "unmoved since g" has had the same owner (by dialled address) in every topology observed
-// since generation g. Topologies replaced before the router looked at one are not seen: a slot
-// moved away and back between two looks counts as unmoved.
+// since generation g, and no connection to it was lost meanwhile (nodeLost). Topologies replaced
+// before the router looked at one are not seen: a slot moved away and back between two looks
+// counts as unmoved.
 import { SLOT_COUNT } from './key-slot.js';
 import { type ClusterTopology, UNASSIGNED } from './topology.js';
 
@@ -28,6 +29,23 @@ export class SlotHistory {
       const same =
         before === UNASSIGNED ? now === UNASSIGNED : renumber[before] === now && now !== UNASSIGNED;
       if (same) continue;
+      this.changedAt[slot] = next;
+      moved = true;
+    }
+    if (moved) this.generation = next;
+  }
+
+  /**
+   * Counts the slots of `node` (an index in `topology`, the current one) as moved: its server may
+   * be another process now (a lost connection, a restart within the node timeout that keeps its
+   * slots), and a SCAN cursor of one process means nothing to another (each seeds its hash).
+   */
+  nodeLost(topology: ClusterTopology, node: number): void {
+    this.observe(topology);
+    const next = this.generation + 1;
+    let moved = false;
+    for (let slot = 0; slot < SLOT_COUNT; slot++) {
+      if (topology.slots[slot] !== node) continue;
       this.changedAt[slot] = next;
       moved = true;
     }

@@ -287,6 +287,18 @@ export class CircuitGate implements AdmissionGate {
     return this.recordSelectionFailure(error);
   }
 
+  /**
+   * Whether an admission now would admit, taking nothing and counting no rejection: routing's
+   * question (a Cluster keyless command passes over a primary that would reject it).
+   */
+  admitsNow(): boolean {
+    const breaker = this.lease();
+    if (breaker instanceof RespireConfigurationError) return false;
+    if (breaker.state === 'closed') return true;
+    this.freshTime();
+    return breaker.check() >= 0;
+  }
+
   /** What an admission would say now, taking nothing: the rejection, or undefined. */
   check(): RespireCircuitOpenError | RespireConfigurationError | undefined {
     const breaker = this.lease();

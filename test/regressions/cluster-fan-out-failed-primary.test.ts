@@ -1,0 +1,74 @@
+// Issue 11 "Routing" (keyless commands by their request-policy tip: FLUSHALL on every primary,
+// DBSIZE summed over them) meets "Health" (a failed owner keeps its slots until a replica is
+// promoted), against a real cluster: a fan-out to every shard went to the primaries the map listed
+// `online`, so while a dead primary was marked `fail` and still owned its slots, FLUSHALL answered
+// 'OK' having flushed two shards of three (the dead one's keys live on in its replica, which is
+// promoted later) and DBSIZE answered a third too few, both as if complete. Now an `all_shards`
+// fan-out goes to every slot owner, a failed one too: its part fails or waits like the slot's other
+// commands (README "Health"), and the caller learns that the fan-out is not whole. Made
+// deterministic as in cluster-shard-channel-failed-owner: the replica does not fail over on its own.
+import { describe, expect, it } from 'vitest';
+import { RespireConnectionError } from '../../src/index.js';
+import { outcome, tagOn, useClusterClient } from '../cluster/cluster-support.js';
+import type { ClusterNode } from '../kit/redis-cluster.js';
+import { useRedisCluster } from '../kit/vitest-redis.js';
+import { waitUntil } from '../kit/wait-until.js';
+
+const cluster = useRedisCluster();
+const client = useClusterClient(cluster, { refreshInterval: 0 });
+
+/** `CLUSTER SHARDS` calls the live nodes have answered (the client's topology reads). */
+async function topologyReads(live: readonly ClusterNode[]): Promise<number> {
+  let calls = 0;
+  for (const node of live) {
+    const stats = String(await cluster.command(node, ['INFO', 'commandstats']));
+    calls += Number(/cmdstat_cluster\|shards:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+  }
+  return calls;
+}
+
+describe('a fan-out to every shard while a dead primary still owns its slots', () => {
+  it('does not answer as if whole: FLUSHALL and DBSIZE reject', async () => {
+    const redis = client();
+    const dead = cluster.primaries[0] as ClusterNode;
+    const [replica] = cluster.replicasOf(dead);
+    const onDead = `${tagOn(cluster, dead, 'fanout-dead').tag}:a`;
+    const keys = cluster.primaries.map((primary, i) => `${tagOn(cluster, primary, 'fanout').tag}:${i}`);
+    for (const key of keys) await redis.set(key, 'v');
+    await redis.set(onDead, 'v');
+    const live = cluster.nodes.filter((node) => node.id !== dead.id);
+    await cluster.command(replica!, ['CONFIG', 'SET', 'cluster-replica-no-failover', 'yes']);
+    const server = cluster.server(dead);
+    server.kill('SIGKILL');
+    await server.waitForExit();
+    await waitUntil(
+      'every live node to mark the dead primary fail',
+      async () => {
+        for (const node of live) {
+          const nodes = String(await cluster.command(node, ['CLUSTER', 'NODES']));
+          const line = nodes.split('\n').find((entry) => entry.startsWith(dead.id));
+          if (!line?.split(' ')[2]?.includes('fail')) return `${node.port}: ${line}`;
+        }
+        return true;
+      },
+      { timeoutMs: 20_000 },
+    );
+    // A refresh reads that map: the GET to the dead owner fails and asks for one.
+    const before = await topologyReads(live);
+    await waitUntil(
+      'a topology read of the client after the fail mark',
+      async () => {
+        await redis.get(onDead).catch(() => undefined);
+        return (await topologyReads(live)) > before ? true : 'none yet';
+      },
+      { timeoutMs: 10_000 },
+    );
+
+    const flushed = await outcome(redis.flushall());
+    expect(flushed).toBeInstanceOf(RespireConnectionError);
+    expect((flushed as RespireConnectionError).written).toBe(true);
+    expect(await outcome(redis.dbsize())).toBeInstanceOf(Error);
+    // The dead shard's keys are still there, on the replica that would be promoted.
+    expect(await cluster.command(replica!, ['DBSIZE'])).toBeGreaterThan(0);
+  }, 60_000);
+});
