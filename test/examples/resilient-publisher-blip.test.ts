@@ -112,9 +112,12 @@ it('delivers every event across a blip, in order per producer, with no caller pa
   expect(acknowledged.size).toBe(published.size); // no publish was refused
   const longest = waits.reduce((max, wait) => Math.max(max, wait.ms), 0);
   expect(longest).toBeLessThanOrEqual(DEADLINE_MS + loopDelay.max / 1e6);
-  // Once the circuit is open, spooling costs a disk append, not a timeout.
+  // Once the circuit is open, spooling costs a disk append, not a timeout: a call spooled after
+  // its write timed out waits at least the deadline less its reserve (60 ms), one refused by the
+  // open circuit a disk append. Half that bound tells them apart without timing the append itself,
+  // which a loaded 2-core machine stretches past 5 ms for a tenth of the calls or more.
   const afterTrip = waits.slice(callsBeforeHeal - 200, callsBeforeHeal).map((wait) => wait.ms);
-  expect(afterTrip.filter((ms) => ms < 5).length).toBeGreaterThan(180);
+  expect(afterTrip.filter((ms) => ms < (DEADLINE_MS - 40) / 2).length).toBeGreaterThan(180);
 
   const final = stats();
   expect(final.spooled).toBeGreaterThanOrEqual(300);
