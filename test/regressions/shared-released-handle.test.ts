@@ -58,8 +58,10 @@ it('a retired handle starts where its slot was: open, with its deadline and trip
   const registry = oneSlot(() => now);
   const lease = registry.acquire('a:6379');
   const stale = lease.breaker;
-  const transitions: unknown[][] = [];
-  stale.onTransition((...transition) => transitions.push(transition));
+  const transitions: [string, string, number][] = [];
+  stale.onTransition((from: string, to: string, generation: number) =>
+    transitions.push([from, to, generation]),
+  );
   stale.complete(stale.tryAdmit(), CircuitOutcome.Failure);
   const { openUntil } = stale.snapshot();
   expect(openUntil).toBe(1_000);
@@ -78,7 +80,7 @@ it('a retired handle starts where its slot was: open, with its deadline and trip
     ['open', 'half_open'],
     ['half_open', 'closed'],
   ]);
-  const generations = transitions.map(([, , generation]) => generation as number);
+  const generations = transitions.map(([, , generation]) => generation);
   expect(generations[1]).toBeGreaterThan(generations[0]!);
   expect(generations[2]).toBe(generations[1]! + 1);
   expect(b.snapshot()).toMatchObject({ state: 'closed', total: 0, consecutiveTrips: 0 });
