@@ -66,7 +66,7 @@ export class CircuitBreaker {
   readonly options: ResolvedCircuitBreakerOptions;
   private current: CircuitStateRecord = new ClosedState(0);
   private readonly history: OutcomeHistory;
-  private readonly slots = new AdmissionSlots();
+  private slots = new AdmissionSlots();
   private readonly transitions: Notifier<[CircuitState, CircuitState]>;
   private readonly clock: MonotonicClock;
   private readonly random: RandomSource;
@@ -194,6 +194,16 @@ export class CircuitBreaker {
   /** @internal The registry's hook, called whenever the last admission in flight completes. */
   setIdleCallback(callback: (() => void) | null): void {
     this.idleCallback = callback;
+  }
+
+  /**
+   * @internal For a new breaker, before any admission: starts at `state` after `consecutiveTrips`
+   * trips, its tickets from `slots` (a retired shared handle's stand-in, shared/retired-circuit.ts).
+   */
+  resume(state: CircuitStateRecord, consecutiveTrips: number, slots: AdmissionSlots): void {
+    this.current = state;
+    this.consecutiveTrips = consecutiveTrips;
+    this.slots = slots;
   }
 
   /** Open: reject until the deadline, then become half-open lazily, this attempt being a probe (BREAKER.md 8, 9). */

@@ -20,6 +20,7 @@ import {
 import type { EndpointTransitionListener } from '../registry.js';
 import { MAX_IDLE_HISTORIES } from '../registry.js';
 import { Notifier } from '../transition-notifier.js';
+import type { SharedCircuitContext } from './circuit-context.js';
 import { EndpointTable } from './endpoint-table.js';
 import {
   H_MAGIC,
@@ -34,7 +35,7 @@ import {
   readOptions,
   writeOptions,
 } from './layout.js';
-import { SharedCircuit, type SharedCircuitContext } from './shared-circuit.js';
+import { SharedCircuit } from './shared-circuit.js';
 import { MAX_SHARED_PROBES, StateWordLayout } from './state-word.js';
 
 /** Endpoints a registry holds by default, in use or idle. */

@@ -9,7 +9,7 @@
 import { acquireResult } from '../acquire-result.js';
 import { AdmitRejection, type CircuitAcquireResult, CircuitOutcome } from '../admission.js';
 import { AdmissionSlots, MAX_ADMISSIONS_IN_FLIGHT } from '../admission-slots.js';
-import type { CircuitSnapshot, TransitionListener } from '../circuit-breaker.js';
+import type { CircuitBreaker, CircuitSnapshot, TransitionListener } from '../circuit-breaker.js';
 import type { CircuitState } from '../circuit-state.js';
 import type { MonotonicClock, RandomSource } from '../environment.js';
 import { openDelay } from '../open-delay.js';
@@ -17,9 +17,9 @@ import type { ResolvedCircuitBreakerOptions } from '../options.js';
 import { historyStorage, OutcomeHistory } from '../outcome-history.js';
 import { Notifier } from '../transition-notifier.js';
 import { shouldTrip } from '../trip-rule.js';
+import type { SharedCircuitContext } from './circuit-context.js';
 import { CircuitGuard } from './circuit-guard.js';
 import {
-  type Layout,
   S_CLOSED_GENERATION,
   S_GENERATION,
   S_OPEN_UNTIL,
@@ -27,6 +27,7 @@ import {
   S_STATE,
   S_TRIPS,
 } from './layout.js';
+import { retiredCircuit } from './retired-circuit.js';
 import { OpenDeadline, ProbeStamp } from './slot-cells.js';
 import { CLOSED, HALF_OPEN, OPEN, type StateWordLayout, stateName, stateOf } from './state-word.js';
 
@@ -36,24 +37,6 @@ import { CLOSED, HALF_OPEN, OPEN, type StateWordLayout, stateName, stateOf } fro
  */
 export type SharedTransitionListener = (from: CircuitState, to: CircuitState, generation: number) => void;
 
-/** What a thread's handle is made from: the registry's buffer and layout, and the thread's own clock. */
-export interface SharedCircuitContext {
-  readonly buffer: SharedArrayBuffer;
-  readonly cells: Int32Array;
-  readonly layout: Layout;
-  readonly words: StateWordLayout;
-  readonly options: ResolvedCircuitBreakerOptions;
-  /** The registry's `probeTimeout`: how long a full half-open round may go without a new probe. */
-  readonly probeTimeout: number;
-  readonly clock: MonotonicClock;
-  /** Makes the next reading of `clock` fresh (its turn cache, if any, forgets its reading). */
-  readonly refreshClock: () => void;
-  /** The same clock without a turn cache, read while waiting for a guard (circuit-guard.ts). */
-  readonly waitClock: MonotonicClock;
-  readonly random: RandomSource;
-  readonly reportListenerError: (error: unknown) => void;
-}
-
 /**
  * A thread's handle on a shared circuit, with `CircuitBreaker`'s admission API. Tickets and
  * admission objects belong to the thread that took them. `admissionsInFlight` and the listeners
@@ -62,13 +45,14 @@ export interface SharedCircuitContext {
 export class SharedCircuit {
   /** The registry's circuit options, validated and with defaults filled. */
   readonly options: ResolvedCircuitBreakerOptions;
-  private readonly cells: Int32Array;
+  /** The buffer's cells; once retired, `NOT_CLOSED` (and `stateCell`, `closedCell` 0). */
+  private cells: Int32Array;
   private readonly words: StateWordLayout;
-  private readonly stateCell: number;
+  private stateCell: number;
   /** The slot's recent whole generation (state-word.ts `wholeGeneration`). */
   private readonly generationCell: number;
   /** The whole generation while closed, else -1 (layout.ts `S_CLOSED_GENERATION`). */
-  private readonly closedCell: number;
+  private closedCell: number;
   private readonly guard: CircuitGuard;
   private readonly openUntil: OpenDeadline;
   private readonly tripsCell: number;
@@ -79,12 +63,15 @@ export class SharedCircuit {
   private readonly circuitTime: Float64Array;
   /** This thread's clamped clock reading, for admission. */
   private readonly time = new Float64Array([Number.NEGATIVE_INFINITY]);
-  private readonly slots = new AdmissionSlots();
+  private slots = new AdmissionSlots();
   private readonly transitions: Notifier<[CircuitState, CircuitState, number]>;
   private readonly clock: MonotonicClock;
   private readonly random: RandomSource;
   private retryAfterMs = 1;
   private idleCallback: (() => void) | null = null;
+  private readonly context: SharedCircuitContext;
+  /** Once retired, what the handle answers from (retired-circuit.ts); else null. */
+  private standIn: CircuitBreaker | null = null;
 
   /**
    * @internal Made by `SharedCircuitRegistry` (`circuit` or `acquire`); `lane` is the view's holder
@@ -93,6 +80,7 @@ export class SharedCircuit {
   constructor(context: SharedCircuitContext, slot: number, lane = -1) {
     const { layout, buffer, options } = context;
     this.options = options;
+    this.context = context;
     this.cells = context.cells;
     this.words = context.words;
     this.stateCell = layout.cell(slot, S_STATE);
@@ -118,22 +106,22 @@ export class SharedCircuit {
 
   /** The state every thread sees now. An open circuit past its deadline stays `open` until an admission attempt. */
   get state(): CircuitState {
-    return stateName(Atomics.load(this.cells, this.stateCell));
+    return this.standIn?.state ?? stateName(Atomics.load(this.cells, this.stateCell));
   }
 
   /** This thread's admissions not yet completed. */
   get admissionsInFlight(): number {
-    return this.slots.inFlight;
+    return this.standIn?.admissionsInFlight ?? this.slots.inFlight;
   }
 
   /** The `retryAfter` of this thread's latest `AdmitRejection.Open`, in milliseconds. */
   get lastRetryAfter(): number {
-    return this.retryAfterMs;
+    return this.standIn?.lastRetryAfter ?? this.retryAfterMs;
   }
 
   /** As `CircuitBreaker.tryAcquire`. */
   tryAcquire(): CircuitAcquireResult {
-    return acquireResult(this, this.tryAdmit(), this.retryAfterMs);
+    return acquireResult(this, this.tryAdmit(), this.lastRetryAfter);
   }
 
   /**
@@ -148,6 +136,7 @@ export class SharedCircuit {
 
   /** As `CircuitBreaker.check`: what `tryAdmit()` would say now, taking nothing. */
   check(): number {
+    if (this.standIn !== null) return this.standIn.check();
     for (;;) {
       const word = Atomics.load(this.cells, this.stateCell);
       const state = stateOf(word);
@@ -163,13 +152,15 @@ export class SharedCircuit {
 
   /** Whether a ticket in flight was admitted by the current state's generation. */
   isCurrent(ticket: number): boolean {
+    if (this.standIn !== null) return this.standIn.isCurrent(ticket);
     return this.slots.generationOf(ticket) === this.generationOf(Atomics.load(this.cells, this.stateCell));
   }
 
   /** As `CircuitBreaker.complete`: an outcome from an earlier generation only frees its ticket. */
   complete(ticket: number, outcome: CircuitOutcome): boolean {
     const generation = this.slots.redeem(ticket);
-    if (generation < 0) return false;
+    // Once retired, the handle's table is empty: its tickets are the stand-in's.
+    if (generation < 0) return this.standIn?.complete(ticket, outcome) ?? false;
     if (outcome === CircuitOutcome.Success) {
       // Closed, a success mostly skips the guard (circuit-guard.ts): one compareExchange.
       this.readClock();
@@ -201,6 +192,7 @@ export class SharedCircuit {
 
   /** The shared counts after evicting expired outcomes; `admissionsInFlight` is this thread's. */
   snapshot(): CircuitSnapshot {
+    if (this.standIn !== null) return this.standIn.snapshot();
     this.readClock();
     this.guard.lock();
     let word: number;
@@ -229,9 +221,24 @@ export class SharedCircuit {
     });
   }
 
-  /** @internal The registry lets go of this handle: its lane may go to another (circuit-guard.ts). */
+  /**
+   * @internal The registry lets go of this handle (its lane may go to another, circuit-guard.ts,
+   * and its slot to another endpoint): from now on it answers from a stand-in of its own and never
+   * touches the slot (retired-circuit.ts). Its cells become `NOT_CLOSED`, so a closed admission's
+   * one load sends it down the slow path, which asks the stand-in: the hot path pays nothing.
+   */
   retire(): void {
+    if (this.standIn !== null) return;
     this.guard.retire();
+    this.guard.lock();
+    const word = Atomics.load(this.cells, this.stateCell);
+    const trips = Atomics.load(this.cells, this.tripsCell);
+    const seed = { word, generation: this.generationOf(word), openUntil: this.openUntil.read(), trips };
+    this.guard.unlock();
+    this.standIn = retiredCircuit(this.context, this.words, seed, this.slots, this.transitions);
+    this.slots = new AdmissionSlots();
+    this.cells = NOT_CLOSED;
+    this.stateCell = this.closedCell = 0;
   }
 
   /** @internal The registry's hook, called whenever this thread's last admission in flight completes. */
@@ -247,6 +254,7 @@ export class SharedCircuit {
    * time before its exchange (slot-cells.ts `ProbeStamp`).
    */
   private admitWhileNotClosed(first: number): number {
+    if (this.standIn !== null) return this.standIn.tryAdmit();
     const cells = this.cells;
     const words = this.words;
     let word = first;
@@ -484,6 +492,9 @@ export class SharedCircuit {
     if (now > this.time[0]!) this.time[0] = now;
   }
 }
+
+/** A retired handle's cells: its closed generation cell (0) says not closed. */
+const NOT_CLOSED = Int32Array.of(-1);
 
 /** `openRejection`'s answer when the word changed under it: read the word again. */
 const RETRY = 1;
