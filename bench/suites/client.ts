@@ -7,7 +7,6 @@
 import { RawConnection } from '../../test/kit/raw-connection.js';
 import { checkedPasses } from '../clients/checked-passes.js';
 import type { ClientDriver, ConnectDriver } from '../clients/driver.js';
-import { rawCeiling } from '../clients/raw-ceiling.js';
 import { findRedisBenchmark, redisBenchmarkRounds } from '../clients/redis-benchmark.js';
 import { stringFloor } from '../clients/string-floor.js';
 import { flatString, flatten } from '../flat-strings.js';
@@ -31,8 +30,6 @@ const NODE_REDIS_NO_TIMEOUT = 'node-redis, no command timeout';
 const CEILING = 'redis-benchmark -c 1 -P 16';
 /** The large-string GET cases' floor: the strings alone, as V8 charges any client (string-floor.ts). */
 const STRING_FLOOR = 'floor: the strings alone, no client';
-/** The large-value cases' ceiling: encoded in advance, replies counted not decoded (raw-ceiling.ts). */
-const RAW_CEILING = 'ceiling: one raw socket, replies not decoded';
 const PIPELINE_CEILING = 'redis-benchmark -c 1 -P 100';
 /** redis-benchmark's pipeline depth for each ceiling contender. */
 const CEILING_DEPTH: Record<string, number> = { [CEILING]: 16, [PIPELINE_CEILING]: 100 };
@@ -125,7 +122,7 @@ const CASES: readonly ClientCase[] = [
     pattern: 'concurrent',
     valueBytes: 100 * 1024,
     batch: 100,
-    contenders: [...EVERY_CLIENT, STRING_FLOOR, RAW_CEILING],
+    contenders: [...EVERY_CLIENT, STRING_FLOOR],
   },
   {
     name: 'GET 100 KiB, Promise.all of 100, replies kept a pass',
@@ -134,7 +131,7 @@ const CASES: readonly ClientCase[] = [
     valueBytes: 100 * 1024,
     batch: 100,
     keepReplies: true,
-    contenders: [RESPIRE, RESPIRE_BUFFERS, ...EVERY_CLIENT.slice(1), STRING_FLOOR, RAW_CEILING],
+    contenders: [RESPIRE, RESPIRE_BUFFERS, ...EVERY_CLIENT.slice(1), STRING_FLOOR],
   },
   // Large string arguments (issue 17): each client's way of turning a string into socket bytes.
   {
@@ -144,7 +141,7 @@ const CASES: readonly ClientCase[] = [
     valueBytes: 100 * 1024,
     batch: 100,
     keepReplies: true,
-    contenders: [...EVERY_CLIENT, RAW_CEILING],
+    contenders: EVERY_CLIENT,
   },
   // 1 MiB in batches of 10, not 100: a pass of 100 MiB outlasts a round and, on a loaded machine,
   // the 5 s default command timeout of the replies it queues behind.
@@ -186,17 +183,6 @@ export const clientSuite: IsolatedSuite = {
     if (contender === STRING_FLOOR) {
       const { name, batch, valueBytes, keepReplies } = clientCase;
       return stringFloor(contender, name, batch, valueBytes, keepReplies);
-    }
-    if (contender === RAW_CEILING) {
-      const keys = caseKeys(clientCase);
-      const value = flatString(clientCase.valueBytes, 'v');
-      const connection = await RawConnection.open(redisEndpoint(url));
-      try {
-        for (const key of keys) await connection.request([['SET', key, value]]);
-      } finally {
-        connection.socket.destroy();
-      }
-      return rawCeiling(redisEndpoint(url), clientCase.command, keys, value);
     }
     const depth = CEILING_DEPTH[contender];
     if (depth !== undefined) return prepareCeiling(clientCase, depth, url, context);
