@@ -1,6 +1,7 @@
 // The caller's reply to a command the router sent as several parts (a split MGET, a keyless command
 // fanned out to every primary): once every part has settled, the joined reply, or the first failed
-// part's error in part order (API.md "Cluster": not atomic; a part's failure fails the command).
+// part's error in part order (API.md "Cluster": not atomic; a part's failure fails the command);
+// with `fireAndForget`, nothing once every part is written.
 // For a write, an error that says "not sent" while other parts ran becomes the ambiguous write's
 // (partial-write.ts).
 import type { EndpointNode } from '../client/node/endpoint-node.js';
@@ -37,8 +38,10 @@ export class JoinedReply implements SettleObserver {
     this.fates =
       describeWrite === undefined ? undefined : new Array<PartFate>(partArgs.length).fill('unsent');
     this.values = new Array(partArgs.length);
-    // A part is never fire-and-forget: its reply is needed for the join.
-    const flags = origin.flags & ~CommandFlags.FireAndForget;
+    // A part's reply is needed for the join, unless the caller asked for none (fireAndForget): then
+    // the parts are fire-and-forget too, and the command resolves once every part is written.
+    const flags = origin.flags;
+    this.fireAndForget = (flags & CommandFlags.FireAndForget) !== 0;
     this.parts = partArgs.map((args, i) => {
       const part = new Command<unknown>(args, flags, undefined, origin.signal, origin.timeoutMs);
       part.observer = this;
@@ -48,6 +51,7 @@ export class JoinedReply implements SettleObserver {
   }
 
   readonly parts: readonly Command<unknown>[];
+  private readonly fireAndForget: boolean;
 
   /**
    * Rejects the caller's command, sending no part, when a part has no node (`nodeOf`'s error) or
@@ -97,6 +101,10 @@ export class JoinedReply implements SettleObserver {
       return;
     }
     if (this.failedAt === Number.POSITIVE_INFINITY) {
+      if (this.fireAndForget) {
+        this.origin.resolve(undefined);
+        return;
+      }
       let joined: RespValue;
       try {
         joined = this.join(this.values);
