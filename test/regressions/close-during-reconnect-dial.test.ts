@@ -4,24 +4,16 @@
 // replacement was already given up on close (maintenance-close-during-handoff); the reconnect and
 // the first connect now take the same abort signal. Shown with the fault proxy (black hole: the
 // connection is accepted, the handshake never answered) and this process's own socket handles.
-import type net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { type RespireClient, RespireConnectionError } from '../../src/index.js';
 import { useTestClients } from '../client/support.js';
 import type { FaultProxy } from '../kit/fault-proxy.js';
+import { socketsTo } from '../kit/open-sockets.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { waitUntil } from '../kit/wait-until.js';
 
 const server = useRedisServer();
 const clients = useTestClients(server, { connectTimeout: 20_000, reconnect: () => 5 });
-
-/** This process's open sockets to `port` (the client's side of proxied connections). */
-function socketsTo(port: number): number {
-  const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
-  return handles.filter(
-    (handle) => (handle as net.Socket).remotePort === port && !(handle as net.Socket).destroyed,
-  ).length;
-}
 
 /** A client through `proxy` whose reconnect is now dialling into a black hole. */
 async function dialling(): Promise<{ proxy: FaultProxy; client: RespireClient }> {

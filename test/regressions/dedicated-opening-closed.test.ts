@@ -4,23 +4,15 @@
 // here), though the pool drops the connection once it comes, being closed. The pool now keeps the
 // connections it is opening too and destroys them, which aborts their connect (the channel's
 // closing signal). Shown with the fault proxy (black hole) and this process's socket handles.
-import type net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { RespireConnectionError } from '../../src/index.js';
 import { useTestClients } from '../client/support.js';
+import { socketsTo } from '../kit/open-sockets.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { waitUntil } from '../kit/wait-until.js';
 
 const server = useRedisServer();
 const clients = useTestClients(server, { connectTimeout: 20_000, commandTimeout: 200 });
-
-/** This process's open sockets to `port` (the client's side of proxied connections). */
-function socketsTo(port: number): number {
-  const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
-  return handles.filter(
-    (handle) => (handle as net.Socket).remotePort === port && !(handle as net.Socket).destroyed,
-  ).length;
-}
 
 describe('a dedicated connection being opened to a black-holed endpoint', () => {
   for (const how of ['close', 'destroy'] as const) {

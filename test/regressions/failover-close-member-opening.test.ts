@@ -4,24 +4,16 @@
 // the socket stayed, and kept the process alive, until the member's connectTimeout (20 s here),
 // though the group drops the client once it comes, being closed. The member now makes its client
 // before connecting it, and the group's close()/destroy() destroy it, which gives up the connect.
-import type net from 'node:net';
 import { describe, it } from 'vitest';
 import { useGroups } from '../failover/support.js';
 import { startFaultProxy } from '../kit/fault-proxy.js';
+import { socketsTo } from '../kit/open-sockets.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { waitUntil } from '../kit/wait-until.js';
 
 const east = useRedisServer();
 const west = useRedisServer();
 const groups = useGroups();
-
-/** This process's open sockets to `port` (the client's side of proxied connections). */
-function socketsTo(port: number): number {
-  const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
-  return handles.filter(
-    (handle) => (handle as net.Socket).remotePort === port && !(handle as net.Socket).destroyed,
-  ).length;
-}
 
 describe("closing a failover group while a recovered member's data client is being opened", () => {
   for (const how of ['close', 'destroy'] as const) {

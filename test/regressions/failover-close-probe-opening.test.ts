@@ -4,24 +4,16 @@
 // connectTimeout (20 s here), though the prober drops the client once it comes, being closed.
 // The probe client (the member had been refused until then, so it had none yet) is now made
 // before it connects, and close()/destroy() destroy it, which gives up its connect at once.
-import type net from 'node:net';
 import { describe, it } from 'vitest';
 import { useGroups } from '../failover/support.js';
 import { startFaultProxy } from '../kit/fault-proxy.js';
+import { socketsTo } from '../kit/open-sockets.js';
 import { useRedisServer } from '../kit/vitest-redis.js';
 import { waitUntil } from '../kit/wait-until.js';
 
 const east = useRedisServer();
 const west = useRedisServer();
 const groups = useGroups();
-
-/** This process's open sockets to `port` (the client's side of proxied connections). */
-function socketsTo(port: number): number {
-  const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
-  return handles.filter(
-    (handle) => (handle as net.Socket).remotePort === port && !(handle as net.Socket).destroyed,
-  ).length;
-}
 
 describe("closing a failover group while a member's probe client is being opened", () => {
   for (const how of ['close', 'destroy'] as const) {
