@@ -21,18 +21,11 @@ export class SlotHistory {
     if (last === undefined || last === topology) return;
     // Each old node's index in the new table (UNASSIGNED: gone), so slots compare as numbers.
     const renumber = last.nodes.map((node) => topology.byKey.get(node.key) ?? UNASSIGNED);
-    const next = this.generation + 1;
-    let moved = false;
-    for (let slot = 0; slot < SLOT_COUNT; slot++) {
+    this.markMoved((slot) => {
       const before = last.slots[slot]!;
       const now = topology.slots[slot]!;
-      const same =
-        before === UNASSIGNED ? now === UNASSIGNED : renumber[before] === now && now !== UNASSIGNED;
-      if (same) continue;
-      this.changedAt[slot] = next;
-      moved = true;
-    }
-    if (moved) this.generation = next;
+      return before === UNASSIGNED ? now !== UNASSIGNED : renumber[before] !== now || now === UNASSIGNED;
+    });
   }
 
   /**
@@ -42,14 +35,19 @@ export class SlotHistory {
    */
   nodeLost(topology: ClusterTopology, node: number): void {
     this.observe(topology);
+    this.markMoved((slot) => topology.slots[slot] === node);
+  }
+
+  /** Stamps each slot `moved` names with the next generation, which begins if any was. */
+  private markMoved(moved: (slot: number) => boolean): void {
     const next = this.generation + 1;
-    let moved = false;
+    let any = false;
     for (let slot = 0; slot < SLOT_COUNT; slot++) {
-      if (topology.slots[slot] !== node) continue;
+      if (!moved(slot)) continue;
       this.changedAt[slot] = next;
-      moved = true;
+      any = true;
     }
-    if (moved) this.generation = next;
+    if (any) this.generation = next;
   }
 
   /** Whether `slot` changed owner after generation `since`. */

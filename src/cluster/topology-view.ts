@@ -37,7 +37,7 @@ export class TopologyViews {
         online,
         primaries: online.filter((node) => node.role === 'primary'),
         owners,
-        everyNode: topology.nodes.filter((node) => node.health === 'online' || owners.includes(node)),
+        everyNode: topology.nodes.filter((node, index) => node.health === 'online' || owning.has(index)),
         history: this.history,
       };
     }
