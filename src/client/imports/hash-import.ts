@@ -26,6 +26,7 @@ import { Command, CommandFlags } from '../../transport/command.js';
 import type { Clock } from '../../util/clock.js';
 import { describeEndpoint } from '../../util/describe-endpoint.js';
 import type { RandomSource } from '../../util/random.js';
+import { untilAborted } from '../../util/until-aborted.js';
 import type { RedisArgument } from '../commands/caller.js';
 import { enqueueAsked } from '../node/asking-prefix.js';
 import { borrowUntilAbort } from '../node/borrow-until-abort.js';
@@ -204,8 +205,8 @@ export class HashImport {
       if (node instanceof Error) throw node;
       this.options.signal?.throwIfAborted();
       // A source that stalls (a paginated API that never answers) must not outlive the signal.
-      const chunk = await this.untilAborted(this.chunks.peek());
-      const last = await this.untilAborted(this.chunks.isLastPeeked());
+      const chunk = await untilAborted(this.chunks.peek(), this.options.signal);
+      const last = await untilAborted(this.chunks.isLastPeeked(), this.options.signal);
       if (chunk === undefined && !(replace && this.transactions === 0)) return;
       // Dedicated connections never reconnect: one lost since the last transaction (killed while
       // the entries were read, reset by the blip that opened the circuit) ends the session, and
@@ -266,26 +267,6 @@ export class HashImport {
       this.fields += chunk === undefined ? 0 : chunk.length / 2;
       if (last) return;
     }
-  }
-
-  /** `reading`, or the signal's reason once it aborts first (the import then ends; `end` closes the entries). */
-  private untilAborted<T>(reading: Promise<T>): Promise<T> {
-    const signal = this.options.signal;
-    if (signal === undefined) return reading;
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = (): void => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      reading.then(
-        (value) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(value);
-        },
-        (error: unknown) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      );
-    });
   }
 
   /**
