@@ -112,7 +112,15 @@ export class OutcomeHistory {
     // (at most all of them, since `count - skip` is at most `capacity`).
     const skip = count > capacity ? count - capacity : 0;
     const drop = counters[COUNT]! + count - skip - capacity;
-    for (let i = 0; i < drop; i++) this.dropOldest();
+    if (drop > 0) {
+      // With no failure held, the drop is a move of the head; else one dropOldest per entry.
+      if (counters[FAILURES] !== 0) for (let i = 0; i < drop; i++) this.dropOldest();
+      else {
+        const head = counters[HEAD]! + drop;
+        counters[HEAD] = head >= capacity ? head - capacity : head;
+        counters[COUNT]! -= drop;
+      }
+    }
     let tail = counters[HEAD]! + counters[COUNT]!;
     if (tail >= capacity) tail -= capacity;
     for (let i = skip; i < count; i++) {
