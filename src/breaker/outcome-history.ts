@@ -108,22 +108,20 @@ export class OutcomeHistory {
     this.evictExpired();
     const counters = this.counters;
     const capacity = this.capacity;
-    // Only the newest `capacity` of the new ones can stay; the oldest held ones make room for them.
+    // Only the newest `capacity` of the new ones can stay; the oldest held ones make room for them
+    // (at most all of them, since `count - skip` is at most `capacity`).
     const skip = count > capacity ? count - capacity : 0;
-    const held = counters[COUNT]!;
-    const drop = Math.min(held, held + count - skip - capacity);
-    let head = counters[HEAD]!;
+    const drop = counters[COUNT]! + count - skip - capacity;
     if (drop > 0) {
-      if (counters[FAILURES] !== 0) {
-        let failures = 0;
-        for (let i = 0, at = head; i < drop; i++, at = at + 1 === capacity ? 0 : at + 1)
-          failures += this.outcomes[at]!;
-        counters[FAILURES]! -= failures;
+      // With no failure held, the drop is a move of the head; else one dropOldest per entry.
+      if (counters[FAILURES] !== 0) for (let i = 0; i < drop; i++) this.dropOldest();
+      else {
+        const head = counters[HEAD]! + drop;
+        counters[HEAD] = head >= capacity ? head - capacity : head;
+        counters[COUNT]! -= drop;
       }
-      head += drop;
-      if (head >= capacity) head -= capacity;
     }
-    let tail = head + held - Math.max(drop, 0);
+    let tail = counters[HEAD]! + counters[COUNT]!;
     if (tail >= capacity) tail -= capacity;
     for (let i = skip; i < count; i++) {
       // Clamped: the times are non-decreasing, so an earlier one's clamp is the clock's.
@@ -131,8 +129,7 @@ export class OutcomeHistory {
       this.outcomes[tail] = 0;
       tail = tail + 1 === capacity ? 0 : tail + 1;
     }
-    counters[HEAD] = head;
-    counters[COUNT] = held - Math.max(drop, 0) + count - skip;
+    counters[COUNT]! += count - skip;
     this.evictExpired();
   }
 

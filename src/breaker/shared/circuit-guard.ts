@@ -27,14 +27,8 @@
 
 import type { MonotonicClock } from '../environment.js';
 import type { OutcomeHistory } from '../outcome-history.js';
-import {
-  LANE_ENTRIES,
-  type Layout,
-  S_CLOSED_GENERATION,
-  S_GUARD,
-  STAGING_BYTES,
-  SUCCESS_LANES,
-} from './layout.js';
+import type { SharedCircuitContext } from './circuit-context.js';
+import { LANE_ENTRIES, S_CLOSED_GENERATION, S_GUARD, STAGING_BYTES, SUCCESS_LANES } from './layout.js';
 import { guardToken, SPINS_PER_READING } from './slot-cells.js';
 
 /** The count bits of a free value: `LANE_ENTRIES` (30) must stay below `OFF`. */
@@ -52,14 +46,8 @@ const TAG_MASK = 0x7fffff << TAG_SHIFT;
 /** Set in every held value (with the holder's token), so held values are negative. */
 const HELD = 0x80000000 | 0;
 
-/** What a guard takes from its circuit's context (shared-circuit.ts `SharedCircuitContext`). */
-interface GuardContext {
-  readonly buffer: SharedArrayBuffer;
-  readonly cells: Int32Array;
-  readonly layout: Layout;
-  readonly waitClock: MonotonicClock;
-  readonly probeTimeout: number;
-}
+/** What a guard takes from its circuit's context. */
+type GuardContext = Pick<SharedCircuitContext, 'buffer' | 'cells' | 'layout' | 'waitClock' | 'probeTimeout'>;
 
 /** A closed generation's tag, as it stands in a free value. */
 function tagOf(generation: number): number {
