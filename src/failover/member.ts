@@ -4,7 +4,7 @@
 // and its health-probe circuit.
 import type { CacheFront } from '../client/cache/cache-front.js';
 import { ClientCore } from '../client/client-core.js';
-import type { EndpointNode } from '../client/node/endpoint-node.js';
+import { anyInMaintenance, type EndpointNode } from '../client/node/endpoint-node.js';
 import type { ResolvedOptions } from '../client/options.js';
 import type { Router } from '../client/router.js';
 import { routerFor } from '../respire-client.js';
@@ -56,8 +56,7 @@ export class MemberClient extends ClientCore {
 
   /** Whether a maintenance window is open on one of its nodes (a failover group's probes relax then). */
   get inMaintenance(): boolean {
-    for (const node of this.nodes) if (node.inMaintenance) return true;
-    return false;
+    return anyInMaintenance(this.nodes);
   }
 
   get memberRouter(): Router {

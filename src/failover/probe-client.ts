@@ -1,7 +1,7 @@
 // The client a failover member's health probes run on (health-prober.ts): a RespireClient (a probe
 // function is given one) that also knows the nodes its router made, so the prober can tell whether
 // the server announced a maintenance window on one of its connections (PROTOCOL.md §5).
-import type { EndpointNode } from '../client/node/endpoint-node.js';
+import { anyInMaintenance, type EndpointNode } from '../client/node/endpoint-node.js';
 import { type RespireOptions, resolveOptions } from '../client/options.js';
 import { RespireClient, routerFor } from '../respire-client.js';
 
@@ -40,7 +40,6 @@ export class ProbeClient extends RespireClient {
 
   /** Whether a maintenance window is open on one of its nodes. */
   get inMaintenance(): boolean {
-    for (const node of this.nodes) if (node.inMaintenance) return true;
-    return false;
+    return anyInMaintenance(this.nodes);
   }
 }

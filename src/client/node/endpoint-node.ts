@@ -361,3 +361,9 @@ function enqueueAfter(
   if (prefix !== undefined) channel.enqueue(prefix);
   if (!command.settled) channel.enqueue(command);
 }
+
+/** Whether a maintenance window is open on one of `nodes` (a failover member's, its probe client's). */
+export function anyInMaintenance(nodes: Iterable<EndpointNode>): boolean {
+  for (const node of nodes) if (node.inMaintenance) return true;
+  return false;
+}
