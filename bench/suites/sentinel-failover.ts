@@ -80,8 +80,8 @@ export const sentinelFailoverSuite: InProcessSuite & { runsLast: true } = {
   runsLast: true,
   async run(context) {
     const timings = context.quick
-      ? { warmupMs: 1_000, afterMs: 3_000, writesPerSecond: 500 }
-      : { warmupMs: 2_000, afterMs: 15_000, writesPerSecond: 1_000 };
+      ? { warmupMs: 500, afterMs: 1_500, writesPerSecond: 500, sentinelPeriods: 'fast' as const }
+      : { warmupMs: 2_000, afterMs: 15_000, writesPerSecond: 1_000, sentinelPeriods: 'redis' as const };
     context.log(
       `${SUITE}: ${timings.writesPerSecond} SETs/s, ${timings.warmupMs / 1000} s before the fault, ` +
         `${timings.afterMs / 1000} s after the switch was known; a fresh primary + 2 replicas + 3 sentinels ` +

@@ -243,10 +243,15 @@ class RedisClusterProcess implements RedisCluster, MigrationContext {
         await this.ask(server, ['CLUSTER', 'SET-CONFIG-EPOCH', index + 1]);
       }),
     );
-    const [first, ...others] = this.servers;
-    for (const other of others) {
-      await this.ask(first!, ['CLUSTER', 'MEET', other.host, other.port, other.busPort]);
-    }
+    // Every node meets every other itself: the handshakes all finish within a cron tick or two,
+    // where meeting one node and waiting for gossip to spread the rest takes a second or more.
+    await Promise.all(
+      this.servers.map(async (server, index) => {
+        for (const other of this.servers.slice(index + 1)) {
+          await this.ask(server, ['CLUSTER', 'MEET', other.host, other.port, other.busPort]);
+        }
+      }),
+    );
     const targets = this.servers.map((server) => this.target(server));
     await waitUntil(
       'every node to know every other',

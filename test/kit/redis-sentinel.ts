@@ -1,13 +1,21 @@
 // Starts a primary, its replicas and Sentinels watching them (`redis-server <conf> --sentinel`) on
 // free loopback ports, waits until every sentinel agrees, drives failovers, and always stops them.
 // No vitest import here: `npm run bench` compiles and uses this file too (see vitest-redis.ts).
+
+import { randomBytes } from 'node:crypto';
 import { type AdminOptions, type AdminTarget, adminCommand, fieldsOf, type Reply } from './admin-command.js';
-import { isPortFree } from './free-port.js';
+import { findFreePort, isPortFree, LOOPBACK } from './free-port.js';
 import { type AclUser, type RedisServer, startRedisServer } from './redis-server.js';
 import type { WireArgument } from './resp-wire.js';
 import { sentinelDisagreement } from './sentinel-view.js';
 import { takeTopologySlot } from './topology-gate.js';
 import { waitUntil } from './wait-until.js';
+
+/** A sentinel as the others' config names it before it starts. */
+interface SentinelPeer {
+  readonly port: number;
+  readonly id: string;
+}
 
 export interface RedisSentinelOptions {
   /** The name sentinels monitor the primary under. Default `mymaster`. */
@@ -40,7 +48,23 @@ export interface RedisSentinelOptions {
   dataConfigLines?: readonly string[];
   /** Deadline for everyone to agree after a start, failover or restart. Default 60,000 ms. */
   settleTimeoutMs?: number;
+  /**
+   * The sentinels' own periods. `'fast'` (the default) sets them with `SENTINEL DEBUG` after the
+   * start (`FAST_PERIODS`): a demoted primary or a new replica is seen in about a second rather
+   * than ten, so the kit's waits for agreement end that much sooner. `'redis'` keeps Redis's
+   * defaults, as the benchmark measures with. A sentinel restarted by hand gets Redis's defaults.
+   */
+  periods?: 'fast' | 'redis';
 }
+
+/**
+ * INFO asked of every data node each second instead of every ten (roles and replicas seen
+ * sooner), and TILT left after 5 s instead of 30 (a stalled test machine does not freeze the
+ * sentinels for long). Hellos keep their 2 s: a sentinel turns a node that reports itself primary
+ * against its view back into a replica after four hello periods, and at 0.5 s that raced the
+ * spreading of a planned failover (a second failover followed).
+ */
+const FAST_PERIODS = ['SENTINEL', 'DEBUG', 'info-period', 1_000, 'tilt-period', 5_000] as const;
 
 export interface DataNode {
   readonly host: string;
@@ -55,7 +79,8 @@ export interface DataNode {
 export interface FailoverOptions {
   /**
    * Also wait until every running data node replicates the new primary. A primary demoted by
-   * `failover()` is reconfigured by the sentinels only about 10 s after the switch. Default true.
+   * `failover()` is reconfigured by the sentinels only one INFO period after the switch (1 s with
+   * the kit's fast periods, 10 s with Redis's). Default true.
    */
   untilSettled?: boolean;
 }
@@ -172,9 +197,21 @@ class RedisSentinelProcess implements RedisSentinelGroup {
     // Sentinels learn replicas from the primary's INFO, asked at once on connecting but then only
     // every 10 s: start them after the replicas are attached.
     await waitUntil('the replicas to attach', () => this.dataAgreement(), this.waitOptions());
+    // Sentinels find each other through hello messages sent every 2 s; told of one another in
+    // their config (ids and ports chosen here), they link up at once instead.
+    const peers = await Promise.all(
+      Array.from({ length: this.options.sentinels ?? 3 }, async () => ({
+        port: await findFreePort(),
+        id: randomBytes(20).toString('hex'),
+      })),
+    );
     const sentinels = await Promise.allSettled(
-      Array.from({ length: this.options.sentinels ?? 3 }, () =>
-        startRedisServer({ args: ['--sentinel'], configLines: this.sentinelConfig(primary) }),
+      peers.map((self) =>
+        startRedisServer({
+          args: ['--sentinel'],
+          preferredPort: self.port,
+          configLines: [...this.sentinelConfig(primary), ...this.peerConfig(self, peers)],
+        }),
       ),
     );
     this.watchers.push(
@@ -182,6 +219,11 @@ class RedisSentinelProcess implements RedisSentinelGroup {
     );
     const failedSentinel = sentinels.find((result) => result.status === 'rejected');
     if (failedSentinel) throw failedSentinel.reason;
+    if ((this.options.periods ?? 'fast') === 'fast') {
+      await Promise.all(
+        this.watchers.map((server) => adminCommand(this.sentinelTarget(server), FAST_PERIODS)),
+      );
+    }
     await this.settle();
   }
 
@@ -342,6 +384,17 @@ class RedisSentinelProcess implements RedisSentinelGroup {
     } else if (auth) lines.push(`requirepass "${auth.password}"`);
     if (auth) lines.push(`masterauth "${auth.password}"`);
     return { aclUsers, configLines: [...lines, ...(this.options.dataConfigLines ?? [])] };
+  }
+
+  /** `self`'s id and the other sentinels as known ones (a port taken meanwhile is fixed by hellos). */
+  private peerConfig(self: SentinelPeer, peers: readonly SentinelPeer[]): string[] {
+    const name = this.serviceName;
+    return [
+      `sentinel myid ${self.id}`,
+      ...peers
+        .filter((peer) => peer !== self)
+        .map((peer) => `sentinel known-sentinel ${name} ${LOOPBACK} ${peer.port} ${peer.id}`),
+    ];
   }
 
   private sentinelConfig(primary: RedisServer): string[] {

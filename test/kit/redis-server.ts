@@ -38,6 +38,11 @@ export interface RedisServerOptions {
    * default bus port, data port + 10,000, may be taken or above 65,535 for a kernel-chosen port.
    */
   cluster?: boolean;
+  /**
+   * The port to try first (one from `findFreePort()`, so that other servers' config can name it
+   * before this one starts); if another process takes it meanwhile, a free one is picked instead.
+   */
+  preferredPort?: number;
 }
 
 export interface RedisExit {
@@ -124,7 +129,8 @@ class RedisServerProcess implements RedisServer {
 
   async startOnFreePort(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      this.port = await findFreePort();
+      const preferred = attempt === 1 ? this.options.preferredPort : undefined;
+      this.port = preferred ?? (await findFreePort());
       if (this.options.cluster) this.busPort = await findFreePort();
       const outcome = await this.launch();
       if (outcome === 'ready') return;
