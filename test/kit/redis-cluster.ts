@@ -112,7 +112,8 @@ export interface RedisCluster {
 export async function startRedisCluster(options: RedisClusterOptions = {}): Promise<RedisCluster> {
   const primaryCount = options.primaries ?? 3;
   const replicasEach = options.replicasPerPrimary ?? 1;
-  const release = await takeTopologySlot();
+  // The processes start before the wait for the machine's topology slot: idle, unmet nodes cost
+  // nothing, and their start-up is then off the chain of files that hold the slot in turn.
   const started = await Promise.allSettled(
     Array.from({ length: primaryCount * (1 + replicasEach) }, () =>
       startRedisServer({ cluster: true, configLines: nodeConfig(options) }),
@@ -120,6 +121,10 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   );
   const servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const failure = started.find((result) => result.status === 'rejected');
+  const release = await takeTopologySlot().catch(async (error: unknown) => {
+    await Promise.all(servers.map((server) => server.stop()));
+    throw error;
+  });
   const cluster = new RedisClusterProcess(servers, options, release);
   try {
     if (failure) throw failure.reason;

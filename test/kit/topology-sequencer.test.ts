@@ -7,6 +7,21 @@ describe('spread', () => {
     expect(spread(['A', 'B', 'C'], ['1'])).toEqual(['A', 'B', '1', 'C']);
   });
 
+  it('puts at most the given share between two heavy ones, and what is left at the end', () => {
+    expect(spread(['A', 'B', 'C'], ['1', '2', '3', '4', '5', '6', '7'], 1.5)).toEqual([
+      'A',
+      '1',
+      '2',
+      'B',
+      '3',
+      'C',
+      '4',
+      '5',
+      '6',
+      '7',
+    ]);
+  });
+
   it('keeps a list with no heavy or no light files as it is', () => {
     expect(spread([], ['1', '2'])).toEqual(['1', '2']);
     expect(spread(['A', 'B'], [])).toEqual(['A', 'B']);
