@@ -9,7 +9,13 @@ import {
   moveSlotKeys,
   startSlotMigration,
 } from './cluster-migration.js';
-import { type NodeEntry, type SlotRange, slotInRanges, splitSlots } from './cluster-view.js';
+import {
+  type NodeEntry,
+  parseClusterNodes,
+  type SlotRange,
+  slotInRanges,
+  splitSlots,
+} from './cluster-view.js';
 import { type RedisServer, startRedisServer } from './redis-server.js';
 import type { WireArgument } from './resp-wire.js';
 import { takeTopologySlot } from './topology-gate.js';
@@ -93,6 +99,13 @@ export interface RedisCluster {
   /** SIGKILL a primary; resolves with the replica the cluster promoted, once every running node agrees. */
   killPrimary(primary: NodeRef): Promise<ClusterNode>;
   /**
+   * SIGKILL a primary whose replicas were told not to take over (`cluster-replica-no-failover`);
+   * resolves with the running nodes once every one of them marks it `fail`. It keeps its slots.
+   */
+  killPrimaryUnreplaced(primary: NodeRef): Promise<ClusterNode[]>;
+  /** How many times the nodes have run `command` (INFO commandstats name, e.g. `cluster|shards`). */
+  commandCalls(nodes: readonly NodeRef[], command: string): Promise<number>;
+  /**
    * Restart a node (killed or not) on its port with its node id (nodes.conf is kept); resolves once
    * it has rejoined and everyone agrees. Without `appendOnly` it comes back empty: a primary back
    * within the node timeout keeps its slots (and its replica then resyncs to nothing), as in Redis.
@@ -121,13 +134,16 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   );
   const servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const failure = started.find((result) => result.status === 'rejected');
-  const release = await takeTopologySlot().catch(async (error: unknown) => {
-    await Promise.all(servers.map((server) => server.stop()));
-    throw error;
-  });
-  const cluster = new RedisClusterProcess(servers, options, release);
+  let release: () => void;
   try {
     if (failure) throw failure.reason;
+    release = await takeTopologySlot();
+  } catch (error) {
+    await Promise.all(servers.map((server) => server.stop()));
+    throw error;
+  }
+  const cluster = new RedisClusterProcess(servers, options, release);
+  try {
     await cluster.create(primaryCount, replicasEach);
   } catch (error) {
     await cluster.stop();
@@ -306,6 +322,39 @@ class RedisClusterProcess implements RedisCluster, MigrationContext {
       return true;
     });
     return this.node({ id: promotedId });
+  }
+
+  async killPrimaryUnreplaced(primary: NodeRef): Promise<ClusterNode[]> {
+    for (const replica of this.replicasOf(primary)) {
+      await this.command(replica, ['CONFIG', 'SET', 'cluster-replica-no-failover', 'yes']);
+    }
+    const server = this.server(primary);
+    server.kill('SIGKILL');
+    await server.waitForExit();
+    this.down.add(primary.id);
+    const live = this.nodes.filter((node) => node.running);
+    await waitUntil(
+      `every running node to mark ${primary.id} fail`,
+      async () => {
+        for (const node of live) {
+          const view = parseClusterNodes(String(await this.command(node, ['CLUSTER', 'NODES'])));
+          const flags = view.find((entry) => entry.id === primary.id)?.flags ?? [];
+          if (!flags.includes('fail')) return `${node.port} flags it ${flags.join(',')}`;
+        }
+        return true;
+      },
+      this.waitOptions(),
+    );
+    return live;
+  }
+
+  async commandCalls(nodes: readonly NodeRef[], command: string): Promise<number> {
+    const pattern = new RegExp(`^cmdstat_${command.replace('|', '\\|')}:calls=(\\d+)`, 'm');
+    let calls = 0;
+    for (const node of nodes) {
+      calls += Number(pattern.exec(String(await this.command(node, ['INFO', 'commandstats'])))?.[1] ?? 0);
+    }
+    return calls;
   }
 
   async restartNode(node: NodeRef): Promise<void> {

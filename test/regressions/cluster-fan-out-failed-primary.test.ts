@@ -17,16 +17,6 @@ import { waitUntil } from '../kit/wait-until.js';
 const cluster = useRedisCluster();
 const client = useClusterClient(cluster, { refreshInterval: 0 });
 
-/** `CLUSTER SHARDS` calls the live nodes have answered (the client's topology reads). */
-async function topologyReads(live: readonly ClusterNode[]): Promise<number> {
-  let calls = 0;
-  for (const node of live) {
-    const stats = String(await cluster.command(node, ['INFO', 'commandstats']));
-    calls += Number(/cmdstat_cluster\|shards:calls=(\d+)/.exec(stats)?.[1] ?? 0);
-  }
-  return calls;
-}
-
 describe('a fan-out to every shard while a dead primary still owns its slots', () => {
   it('does not answer as if whole: FLUSHALL and DBSIZE reject', async () => {
     const redis = client();
@@ -36,30 +26,14 @@ describe('a fan-out to every shard while a dead primary still owns its slots', (
     const keys = cluster.primaries.map((primary, i) => `${tagOn(cluster, primary, 'fanout').tag}:${i}`);
     for (const key of keys) await redis.set(key, 'v');
     await redis.set(onDead, 'v');
-    const live = cluster.nodes.filter((node) => node.id !== dead.id);
-    await cluster.command(replica!, ['CONFIG', 'SET', 'cluster-replica-no-failover', 'yes']);
-    const server = cluster.server(dead);
-    server.kill('SIGKILL');
-    await server.waitForExit();
-    await waitUntil(
-      'every live node to mark the dead primary fail',
-      async () => {
-        for (const node of live) {
-          const nodes = String(await cluster.command(node, ['CLUSTER', 'NODES']));
-          const line = nodes.split('\n').find((entry) => entry.startsWith(dead.id));
-          if (!line?.split(' ')[2]?.includes('fail')) return `${node.port}: ${line}`;
-        }
-        return true;
-      },
-      { timeoutMs: 20_000 },
-    );
+    const live = await cluster.killPrimaryUnreplaced(dead);
     // A refresh reads that map: the GET to the dead owner fails and asks for one.
-    const before = await topologyReads(live);
+    const before = await cluster.commandCalls(live, 'cluster|shards');
     await waitUntil(
       'a topology read of the client after the fail mark',
       async () => {
         await redis.get(onDead).catch(() => undefined);
-        return (await topologyReads(live)) > before ? true : 'none yet';
+        return (await cluster.commandCalls(live, 'cluster|shards')) > before ? true : 'none yet';
       },
       { timeoutMs: 10_000 },
     );

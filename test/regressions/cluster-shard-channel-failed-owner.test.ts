@@ -10,23 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { keySlot } from '../../src/cluster/key-slot.js';
 import type { PubSubErrorEvent } from '../../src/index.js';
 import { useClusterClient } from '../cluster/cluster-support.js';
-import type { ClusterNode } from '../kit/redis-cluster.js';
 import { useRedisCluster } from '../kit/vitest-redis.js';
 import { waitUntil } from '../kit/wait-until.js';
 import { recorder } from './pubsub-support.js';
 
 const cluster = useRedisCluster();
 const client = useClusterClient(cluster, { refreshInterval: 0 });
-
-/** `CLUSTER SHARDS` calls the live nodes have answered (the client's topology reads). */
-async function topologyReads(live: readonly ClusterNode[]): Promise<number> {
-  let calls = 0;
-  for (const node of live) {
-    const stats = String(await cluster.command(node, ['INFO', 'commandstats']));
-    calls += Number(/cmdstat_cluster\|shards:calls=(\d+)/.exec(stats)?.[1] ?? 0);
-  }
-  return calls;
-}
 
 describe('a shard channel whose primary died, before its replica is promoted', () => {
   it('stays subscribed through a map that still gives the slot to the dead node', async () => {
@@ -38,30 +27,14 @@ describe('a shard channel whose primary died, before its replica is promoted', (
     await redis.ssubscribe(channel, heard.listener);
     const owner = cluster.ownerOf(keySlot(channel));
     const [replica] = cluster.replicasOf(owner);
-    const live = cluster.nodes.filter((node) => node.id !== owner.id);
-    await cluster.command(replica!, ['CONFIG', 'SET', 'cluster-replica-no-failover', 'yes']);
-    const server = cluster.server(owner);
-    server.kill('SIGKILL');
-    await server.waitForExit();
-    await waitUntil(
-      'every live node to mark the dead primary fail',
-      async () => {
-        for (const node of live) {
-          const nodes = String(await cluster.command(node, ['CLUSTER', 'NODES']));
-          const line = nodes.split('\n').find((entry) => entry.startsWith(owner.id));
-          if (!line?.split(' ')[2]?.includes('fail')) return `${node.port}: ${line}`;
-        }
-        return true;
-      },
-      { timeoutMs: 20_000 },
-    );
+    const live = await cluster.killPrimaryUnreplaced(owner);
     // A refresh reads that map: the SPUBLISH to the dead owner fails and asks for one.
-    const before = await topologyReads(live);
+    const before = await cluster.commandCalls(live, 'cluster|shards');
     await waitUntil(
       'a topology read of the client after the fail mark',
       async () => {
         await redis.send(['SPUBLISH', channel, 'before']).catch(() => undefined);
-        return (await topologyReads(live)) > before ? true : 'none yet';
+        return (await cluster.commandCalls(live, 'cluster|shards')) > before ? true : 'none yet';
       },
       { timeoutMs: 10_000 },
     );
