@@ -12,5 +12,7 @@ export default defineConfig({
     // a time (test/kit/topology-gate.ts), spread through the run so that no worker waits long.
     maxWorkers: 3,
     sequence: { sequencer: TopologySpreadSequencer },
+    // Clusters that files release are handed on to the next file asking for the same options.
+    globalSetup: ['test/kit/cluster-pool-setup.ts'],
   },
 });

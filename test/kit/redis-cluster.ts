@@ -9,6 +9,9 @@ import {
   moveSlotKeys,
   startSlotMigration,
 } from './cluster-migration.js';
+import { nodeConfig, poolKey } from './cluster-node-config.js';
+import { clusterPoolEnabled, poolCluster, takePooledCluster } from './cluster-pool.js';
+import { type ClusterBaseline, hasBaselineLayout, readBaseline, restoreCluster } from './cluster-reuse.js';
 import {
   type NodeEntry,
   parseClusterNodes,
@@ -16,7 +19,8 @@ import {
   slotInRanges,
   splitSlots,
 } from './cluster-view.js';
-import { type RedisServer, startRedisServer } from './redis-server.js';
+import { isProcessAlive } from './process-alive.js';
+import { adoptRedisServer, handOver, type RedisServer, startRedisServer } from './redis-server.js';
 import type { WireArgument } from './resp-wire.js';
 import { takeTopologySlot } from './topology-gate.js';
 import { waitUntil } from './wait-until.js';
@@ -118,11 +122,40 @@ export interface RedisCluster {
   /** Every node's recent log, for a failed test. */
   logs(): string;
   stop(): Promise<void>;
+  /**
+   * Done with it: within a test run (cluster-pool.ts), the cluster is brought back to how it
+   * started (cluster-reuse.ts) and left for the next file asking for the same options; otherwise,
+   * or when that cannot be done, it is stopped.
+   */
+  release(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** Start the servers, join them into one cluster and wait until every node agrees. */
+/**
+ * Start the servers, join them into one cluster and wait until every node agrees; or, within a
+ * test run, adopt a cluster with the same options that an earlier file released.
+ */
 export async function startRedisCluster(options: RedisClusterOptions = {}): Promise<RedisCluster> {
+  return (await adoptReleasedCluster(options)) ?? (await startFreshCluster(options));
+}
+
+async function adoptReleasedCluster(options: RedisClusterOptions): Promise<RedisCluster | undefined> {
+  const pooled = takePooledCluster<ClusterBaseline>(poolKey(options));
+  if (pooled === undefined) return undefined;
+  const servers = pooled.servers.map(adoptRedisServer);
+  let cluster: RedisClusterProcess | undefined;
+  try {
+    cluster = new RedisClusterProcess(servers, options, await takeTopologySlot(), pooled.baseline);
+    // Waiting in the pool, it may have failed over on its own (a node starved of CPU, say).
+    if (await cluster.adopt(pooled.ids)) return cluster;
+  } catch {
+    // Not as it was left: start a fresh one.
+  }
+  await (cluster ? cluster.stop() : Promise.all(servers.map((server) => server.stop())));
+  return undefined;
+}
+
+async function startFreshCluster(options: RedisClusterOptions): Promise<RedisCluster> {
   const primaryCount = options.primaries ?? 3;
   const replicasEach = options.replicasPerPrimary ?? 1;
   // The processes start before the wait for the machine's topology slot: idle, unmet nodes cost
@@ -142,7 +175,7 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     await Promise.all(servers.map((server) => server.stop()));
     throw error;
   }
-  const cluster = new RedisClusterProcess(servers, options, release);
+  const cluster = new RedisClusterProcess(servers, options, release, undefined);
   try {
     await cluster.create(primaryCount, replicasEach);
   } catch (error) {
@@ -152,24 +185,8 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   return cluster;
 }
 
-function nodeConfig(options: RedisClusterOptions): string[] {
-  const lines = [
-    `cluster-node-timeout ${options.nodeTimeoutMs ?? 2_000}`,
-    // Promote a replica however long its link was down: a test's SIGKILL must always fail over.
-    'cluster-replica-validity-factor 0',
-    // Replicas stay where the test put them.
-    'cluster-allow-replica-migration no',
-    // Replicas sync at once instead of waiting 5 s for more replicas to share a diskless transfer.
-    'repl-diskless-sync-delay 0',
-    // Offsets advance every second, so CLUSTER SHARDS soon reports a fresh replica `online`.
-    'repl-ping-replica-period 1',
-  ];
-  if (options.appendOnly) lines.push('appendonly yes', `appendfsync ${options.appendFsync ?? 'everysec'}`);
-  if (options.password !== undefined) {
-    lines.push(`requirepass "${options.password}"`, `masterauth "${options.password}"`);
-  }
-  return [...lines, ...(options.configLines ?? [])];
-}
+/** How long an adopted cluster may take to agree before a fresh one is started instead. */
+const ADOPT_WAIT_MS = 5_000;
 
 class RedisClusterProcess implements RedisCluster, MigrationContext {
   private readonly ids: string[] = [];
@@ -182,6 +199,8 @@ class RedisClusterProcess implements RedisCluster, MigrationContext {
     private readonly options: RedisClusterOptions,
     /** Gives back the machine's topology slot (topology-gate.ts). */
     private readonly releaseSlot: () => void,
+    /** How it was right after it started, when it may be pooled (cluster-reuse.ts). */
+    private baseline: ClusterBaseline | undefined,
   ) {}
 
   get password(): string | undefined {
@@ -286,10 +305,20 @@ class RedisClusterProcess implements RedisCluster, MigrationContext {
       }),
     );
     await this.settle();
+    if (clusterPoolEnabled()) this.baseline = await readBaseline(this);
   }
 
-  async settle(extra?: (view: NodeEntry[]) => true | string): Promise<void> {
-    await waitUntil('the cluster to agree', () => this.agreement(extra), this.waitOptions());
+  /** Take over a released cluster; false unless it agrees, laid out as it was when it started. */
+  async adopt(ids: readonly string[]): Promise<boolean> {
+    this.ids.push(...ids);
+    await this.settle(undefined, ADOPT_WAIT_MS);
+    return this.baseline !== undefined && hasBaselineLayout(this, this.baseline);
+  }
+
+  async settle(extra?: (view: NodeEntry[]) => true | string, timeoutMs?: number): Promise<void> {
+    await waitUntil('the cluster to agree', () => this.agreement(extra), {
+      timeoutMs: timeoutMs ?? this.waitOptions().timeoutMs,
+    });
   }
 
   async failover(primary: NodeRef): Promise<ClusterNode> {
@@ -390,6 +419,35 @@ class RedisClusterProcess implements RedisCluster, MigrationContext {
     this.stopped = true;
     await Promise.all(this.servers.map((server) => server.stop()));
     this.releaseSlot();
+  }
+
+  async release(): Promise<void> {
+    if (this.stopped) return;
+    if (this.baseline === undefined || (await this.whyNotReusable(this.baseline)) !== undefined) {
+      await this.stop();
+      return;
+    }
+    this.stopped = true;
+    try {
+      const handovers = this.servers.map(handOver);
+      const entry = { servers: handovers, ids: this.ids, baseline: this.baseline };
+      // False when another one with these options already waits: this one is not needed.
+      if (!poolCluster(poolKey(this.options), entry)) {
+        await Promise.all(handovers.map((handover) => adoptRedisServer(handover).stop()));
+      }
+    } finally {
+      this.releaseSlot();
+    }
+  }
+
+  private async whyNotReusable(baseline: ClusterBaseline): Promise<string | undefined> {
+    const gone = this.servers.find((server) => !isProcessAlive(server.pid));
+    if (gone) return `the node on port ${gone.port} is not running`;
+    try {
+      return await restoreCluster(this, baseline);
+    } catch (error) {
+      return (error as Error).message;
+    }
   }
 
   [Symbol.asyncDispose](): Promise<void> {

@@ -1,10 +1,22 @@
 // Starts real redis-server processes on free loopback ports in fresh temp dirs, and always stops them.
+// A server can also be handed over to another process (cluster-pool.ts): it then outlives this one.
 // No vitest import here: `npm run bench` compiles and uses this file too (see vitest-redis.ts).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { findFreePort, LOOPBACK } from './free-port.js';
+import { isProcessAlive } from './process-alive.js';
 import { onProcessExit } from './process-cleanup.js';
 import { probeRedis } from './redis-probe.js';
 import { type TlsCertificate, testCertificate } from './tls-certificate.js';
@@ -76,12 +88,24 @@ export interface RedisServer {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/** What another process needs to take over a running server (`handOver`, `adoptRedisServer`). */
+export interface RedisServerHandover {
+  readonly pid: number;
+  readonly port: number;
+  readonly busPort: number;
+  readonly dir: string;
+  readonly options: RedisServerOptions;
+}
+
 /** Override with `REDIS_SERVER=/path/to/redis-server`. */
 const REDIS_SERVER_PATH = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
 const LOG_TAIL_CHARS = 20_000;
 const STOP_GRACE_MS = 5_000;
 const START_ATTEMPTS = 8;
 const PID_FILE = 'redis.pid';
+/** stdout and stderr of every process the server dir has seen: a file, so an adopter can read it. */
+const LOG_FILE = 'redis.log';
+const EXIT_POLL_MS = 25;
 
 /** Start one standalone server and wait until it answers PING. */
 export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
@@ -99,14 +123,31 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   return server;
 }
 
+/**
+ * Take over a server another process started and handed over: from here this process stops it (or
+ * kills it at exit), as if it had started it. Its exit is seen by polling, as it is not our child.
+ */
+export function adoptRedisServer(handover: RedisServerHandover): RedisServer {
+  const server = new RedisServerProcess(handover.options, handover.dir, undefined);
+  server.port = handover.port;
+  server.busPort = handover.busPort;
+  server.adoptedPid = handover.pid;
+  return server;
+}
+
 class RedisServerProcess implements RedisServer {
   readonly host = LOOPBACK;
   readonly configFile: string;
+  readonly logFile: string;
   port = 0;
   busPort = 0;
+  /** The process when another process started it (adoptRedisServer); -1 once we spawn our own. */
+  adoptedPid = -1;
   private child: ChildProcess | undefined;
-  private exited: Promise<RedisExit> = Promise.resolve({ code: null, signal: null });
-  private output = '';
+  private childExit: Promise<RedisExit> = Promise.resolve({ code: null, signal: null });
+  private adoptedExit: Promise<RedisExit> | undefined;
+  /** The log as it was when `stop()` removed the dir. */
+  private lastLog = '';
   private stopped = false;
 
   constructor(
@@ -115,6 +156,7 @@ class RedisServerProcess implements RedisServer {
     readonly tls: TlsCertificate | undefined,
   ) {
     this.configFile = path.join(dir, 'redis.conf');
+    this.logFile = path.join(dir, LOG_FILE);
     live.add(this);
     installExitCleanup();
   }
@@ -124,7 +166,7 @@ class RedisServerProcess implements RedisServer {
   }
 
   get pid(): number {
-    return this.child?.pid ?? -1;
+    return this.child?.pid ?? this.adoptedPid;
   }
 
   async startOnFreePort(): Promise<void> {
@@ -150,23 +192,47 @@ class RedisServerProcess implements RedisServer {
   }
 
   kill(signal: NodeJS.Signals = 'SIGKILL'): void {
-    this.child?.kill(signal);
+    if (this.child) {
+      this.child.kill(signal);
+      return;
+    }
+    try {
+      if (this.adoptedPid > 0) process.kill(this.adoptedPid, signal);
+    } catch {
+      // Already gone.
+    }
   }
 
   waitForExit(): Promise<RedisExit> {
-    return this.exited;
+    if (this.child || this.adoptedPid <= 0) return this.childExit;
+    this.adoptedExit ??= untilGone(this.adoptedPid);
+    return this.adoptedExit;
   }
 
   log(): string {
-    return this.output;
+    return this.stopped ? this.lastLog : this.logSince(0).slice(-LOG_TAIL_CHARS);
   }
 
   async stop(): Promise<void> {
     if (this.stopped) return;
-    this.stopped = true;
     await this.terminate();
+    this.lastLog = this.log();
+    this.stopped = true;
     live.delete(this);
     rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /**
+   * Leave the running server to another process (adoptRedisServer): this one no longer stops it,
+   * nor kills it at exit. Only a server started without TLS (its certificate is this process's).
+   */
+  handOver(): RedisServerHandover {
+    if (this.tls) throw new Error('a TLS server cannot be handed over');
+    // Even one that just died: the adopter finds it gone and starts afresh.
+    this.stopped = true;
+    live.delete(this);
+    this.child?.unref();
+    return { pid: this.pid, port: this.port, busPort: this.busPort, dir: this.dir, options: this.options };
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -179,44 +245,47 @@ class RedisServerProcess implements RedisServer {
       ? ['--port', '0', '--tls-port', String(this.port)]
       : ['--port', String(this.port)];
     if (this.busPort !== 0) portArgs.push('--cluster-port', String(this.busPort));
-    const child = spawn(REDIS_SERVER_PATH, [this.configFile, ...portArgs, ...(this.options.args ?? [])], {
-      cwd: this.dir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const logFrom = this.logSize();
+    const output = openSync(this.logFile, 'a');
+    let child: ChildProcess;
+    try {
+      child = spawn(REDIS_SERVER_PATH, [this.configFile, ...portArgs, ...(this.options.args ?? [])], {
+        cwd: this.dir,
+        stdio: ['ignore', output, output],
+      });
+    } finally {
+      closeSync(output); // the child holds its own copy
+    }
     this.child = child;
+    this.adoptedPid = -1;
     let exitedNow = false;
-    this.exited = new Promise((resolve) => {
+    this.childExit = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         exitedNow = true;
         resolve({ code, signal });
       });
       child.once('error', (error) => {
-        this.append(`spawn ${REDIS_SERVER_PATH} failed: ${error.message}\n`);
+        appendFileSync(this.logFile, `spawn ${REDIS_SERVER_PATH} failed: ${error.message}\n`);
         exitedNow = true;
         resolve({ code: null, signal: null });
       });
     });
-    const keep = (chunk: Buffer) => this.append(chunk.toString('utf8'));
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
     // A forgotten server must not hold the test process open; the exit hook kills it.
     child.unref();
-    (child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
-    (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
 
     const deadline = Date.now() + (this.options.readyTimeoutMs ?? 10_000);
     let backoffMs = 5;
     for (;;) {
       const answer = await Promise.race([
         probeRedis({ host: this.host, port: this.port, tls: this.tls }),
-        this.exited.then(() => 'exited' as const),
+        this.childExit.then(() => 'exited' as const),
       ]);
       // A PONG alone could come from another process that won a race for the port; redis writes
       // its pidfile only after it has bound the port, so our pid there proves the answer is ours.
       if (answer === 'ready' && this.pidFileNames(child.pid)) return 'ready';
       if (exitedNow || answer === 'exited') {
-        await this.exited;
-        if (this.output.includes('Address already in use')) return 'port-taken';
+        await this.childExit;
+        if (this.logSince(logFrom).includes('Address already in use')) return 'port-taken';
         throw this.startError('redis-server exited during start');
       }
       if (Date.now() > deadline) {
@@ -237,30 +306,51 @@ class RedisServerProcess implements RedisServer {
     }
   }
 
+  private running(): boolean {
+    if (this.child) return this.child.exitCode === null && this.child.signalCode === null;
+    return this.adoptedPid > 0 && isProcessAlive(this.adoptedPid);
+  }
+
   private async terminate(): Promise<void> {
-    const child = this.child;
-    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    child.kill('SIGCONT'); // a SIGSTOPped server would never act on SIGTERM
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-    await this.exited;
+    if (!this.running()) return;
+    this.kill('SIGTERM');
+    this.kill('SIGCONT'); // a SIGSTOPped server would never act on SIGTERM
+    const timer = setTimeout(() => this.kill('SIGKILL'), STOP_GRACE_MS);
+    await this.waitForExit();
     clearTimeout(timer);
   }
 
-  private append(text: string): void {
-    this.output = (this.output + text).slice(-LOG_TAIL_CHARS);
+  private logSize(): number {
+    try {
+      return statSync(this.logFile).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  private logSince(offset: number): string {
+    try {
+      return readFileSync(this.logFile).subarray(offset).toString('utf8');
+    } catch {
+      return '';
+    }
   }
 
   private startError(reason: string): Error {
-    return new Error(`${reason} (port ${this.port}, dir ${this.dir}); server log:\n${this.output}`);
+    return new Error(`${reason} (port ${this.port}, dir ${this.dir}); server log:\n${this.log()}`);
   }
 
   /** Synchronous, for the process exit hook. */
   killNowSync(): void {
-    if (this.child && this.child.exitCode === null && this.child.signalCode === null)
-      this.child.kill('SIGKILL');
+    if (this.running()) this.kill('SIGKILL');
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** Resolves once a process that is not our child has exited (its code and signal are unknown). */
+async function untilGone(pid: number): Promise<RedisExit> {
+  while (isProcessAlive(pid)) await delay(EXIT_POLL_MS);
+  return { code: null, signal: null };
 }
 
 function configText(
@@ -328,4 +418,11 @@ function installExitCleanup(): void {
   if (cleanupInstalled) return;
   cleanupInstalled = true;
   onProcessExit(killAllServersSync);
+}
+
+/** `server.handOver()` for a server this kit started (see `RedisServerHandover`). */
+export function handOver(server: RedisServer): RedisServerHandover {
+  if (!(server instanceof RedisServerProcess))
+    throw new Error('only a server the kit started can be handed over');
+  return server.handOver();
 }

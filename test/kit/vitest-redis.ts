@@ -83,10 +83,15 @@ class LazyRedisServer implements RedisServer {
 
 /**
  * Registers hooks that start one Redis Cluster before the tests of the current scope (share it per
- * file: it takes seconds) and stop it after. Reading the handle outside a test or hook throws.
+ * file: it takes seconds) and release it after: in a test run it may be handed on to the next file
+ * (cluster-pool.ts). Reading the handle outside a test or hook throws.
  */
 export function useRedisCluster(options: RedisClusterOptions = {}): RedisCluster {
-  return useStarted(() => startRedisCluster(options), 'the Redis Cluster');
+  return useStarted(
+    () => startRedisCluster(options),
+    (cluster) => cluster.release(),
+    'the Redis Cluster',
+  );
 }
 
 /**
@@ -94,14 +99,19 @@ export function useRedisCluster(options: RedisClusterOptions = {}): RedisCluster
  * scope and stop them after. Reading the handle outside a test or hook throws.
  */
 export function useRedisSentinel(options: RedisSentinelOptions = {}): RedisSentinelGroup {
-  return useStarted(() => startRedisSentinel(options), 'the sentinel group');
+  return useStarted(
+    () => startRedisSentinel(options),
+    (group) => group.stop(),
+    'the sentinel group',
+  );
 }
 
 const TOPOLOGY_START_TIMEOUT_MS = 10 * 60_000;
 
-/** beforeAll starts, afterAll stops, a failed test prints every process's log. */
-function useStarted<T extends { stop(): Promise<void>; logs(): string }>(
+/** beforeAll starts, afterAll finishes, a failed test prints every process's log. */
+function useStarted<T extends { logs(): string }>(
   start: () => Promise<T>,
+  finish: (target: T) => Promise<void>,
   what: string,
 ): T {
   let target: T | undefined;
@@ -111,7 +121,7 @@ function useStarted<T extends { stop(): Promise<void>; logs(): string }>(
     target = await start();
   }, TOPOLOGY_START_TIMEOUT_MS);
   afterAll(async () => {
-    await target?.stop();
+    if (target) await finish(target);
     target = undefined;
   });
   afterEach((context) => {
