@@ -128,10 +128,12 @@ export function useProxiedClients(
 export function useClusterClient(
   cluster: RedisCluster,
   clusterOptions: RespireOptions['cluster'] = {},
+  clientOptions: Omit<RespireOptions, 'endpoints' | 'useCluster' | 'cluster'> = {},
 ): () => RespireClient {
   let client: RespireClient | undefined;
   beforeAll(async () => {
     client = await RespireClient.connect({
+      ...clientOptions,
       endpoints: [cluster.endpoints[0]!],
       useCluster: true,
       cluster: clusterOptions,
