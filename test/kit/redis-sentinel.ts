@@ -112,11 +112,19 @@ export interface RedisSentinelGroup {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** Start the primary, then its replicas, then the sentinels (which then see the replicas at once). */
+/**
+ * Start the primary, then its replicas, then the sentinels (which then see the replicas at once).
+ * The data nodes start before the wait for the machine's topology slot, as the cluster kit's nodes
+ * do (it saves the chain of slot holders their spawn and first sync): idle, with no sentinel
+ * watching them yet, nothing they do while waiting can fail them over or load the holder's group.
+ * The sentinels, whose timers decide failovers, start only with the slot.
+ */
 export async function startRedisSentinel(options: RedisSentinelOptions = {}): Promise<RedisSentinelGroup> {
-  const group = new RedisSentinelProcess(options, await takeTopologySlot());
+  const group = new RedisSentinelProcess(options);
   try {
-    await group.start();
+    await group.startDataNodes();
+    group.holdSlot(await takeTopologySlot());
+    await group.startSentinels();
   } catch (error) {
     await group.stop();
     throw error;
@@ -131,13 +139,15 @@ class RedisSentinelProcess implements RedisSentinelGroup {
   private readonly down = new Set<number>();
   private primaryPort = 0;
   private stopped = false;
+  /** Gives back the machine's topology slot (topology-gate.ts), once taken. */
+  private releaseSlot: () => void = () => undefined;
 
-  constructor(
-    private readonly options: RedisSentinelOptions,
-    /** Gives back the machine's topology slot (topology-gate.ts). */
-    private readonly releaseSlot: () => void,
-  ) {
+  constructor(private readonly options: RedisSentinelOptions) {
     this.serviceName = options.serviceName ?? 'mymaster';
+  }
+
+  holdSlot(release: () => void): void {
+    this.releaseSlot = release;
   }
 
   get sentinels(): readonly { host: string; port: number }[] {
@@ -182,7 +192,7 @@ class RedisSentinelProcess implements RedisSentinelGroup {
     return server;
   }
 
-  async start(): Promise<void> {
+  async startDataNodes(): Promise<void> {
     const primary = await startRedisServer(this.dataOptions([]));
     this.data.push(primary);
     this.primaryPort = primary.port;
@@ -197,6 +207,10 @@ class RedisSentinelProcess implements RedisSentinelGroup {
     // Sentinels learn replicas from the primary's INFO, asked at once on connecting but then only
     // every 10 s: start them after the replicas are attached.
     await waitUntil('the replicas to attach', () => this.dataAgreement(), this.waitOptions());
+  }
+
+  async startSentinels(): Promise<void> {
+    const primary = this.dataServer({ port: this.primaryPort });
     // Sentinels find each other through hello messages sent every 2 s; told of one another in
     // their config (ids and ports chosen here), they link up at once instead.
     const peers = await Promise.all(

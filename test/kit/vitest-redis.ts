@@ -1,6 +1,6 @@
 // Vitest glue for the kit's servers, clusters and sentinel groups: one per test file (or describe
 // block), started in beforeAll and stopped in afterAll, with logs printed when a test fails.
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { type RedisCluster, type RedisClusterOptions, startRedisCluster } from './redis-cluster.js';
 import { type RedisSentinelGroup, type RedisSentinelOptions, startRedisSentinel } from './redis-sentinel.js';
 import {
@@ -94,16 +94,38 @@ export function useRedisCluster(options: RedisClusterOptions = {}): RedisCluster
   );
 }
 
+export interface SentinelGroupHandle extends RedisSentinelGroup {
+  /**
+   * Runs `repair` (a `settle()`, a `restartDataNode()`) before the next test of the scope, not now:
+   * after the last test the group just stops. A failover's aftermath is slow to settle (the
+   * sentinels turn a demoted or restarted old primary into a replica only after four hello periods,
+   * ~8 s), and a file's last test that waited for it held the machine's topology slot for nothing.
+   */
+  beforeNextTest(repair: () => Promise<void>): void;
+}
+
+/** Above the kit's own bounded waits (a minute each): a stalled repair names its step. */
+const REPAIR_TIMEOUT_MS = 3 * 60_000;
+
 /**
  * Registers hooks that start a primary, its replicas and sentinels before the tests of the current
  * scope and stop them after. Reading the handle outside a test or hook throws.
  */
-export function useRedisSentinel(options: RedisSentinelOptions = {}): RedisSentinelGroup {
-  return useStarted(
+export function useRedisSentinel(options: RedisSentinelOptions = {}): SentinelGroupHandle {
+  const repairs: (() => Promise<void>)[] = [];
+  const group = useStarted(
     () => startRedisSentinel(options),
-    (group) => group.stop(),
+    (started) => started.stop(),
     'the sentinel group',
   );
+  beforeEach(async () => {
+    for (const repair of repairs.splice(0)) await repair();
+  }, REPAIR_TIMEOUT_MS);
+  const beforeNextTest = (repair: () => Promise<void>): void => void repairs.push(repair);
+  return new Proxy(group, {
+    get: (target, property) =>
+      property === 'beforeNextTest' ? beforeNextTest : Reflect.get(target, property),
+  }) as SentinelGroupHandle;
 }
 
 const TOPOLOGY_START_TIMEOUT_MS = 10 * 60_000;

@@ -67,6 +67,8 @@ it("readFrom 'replica': reads queued on replicas the sentinels drop fail clearly
   } finally {
     unsubscribe('respire:connection:close', onClose);
     // Together: the kit does not know they were killed, so each restart waits for both to be back.
-    await Promise.all(victims.map((victim) => group.restartDataNode(victim)));
+    group.beforeNextTest(async () => {
+      await Promise.all(victims.map((victim) => group.restartDataNode(victim)));
+    });
   }
 }, 60_000);

@@ -49,6 +49,6 @@ it('moves every channel and pattern subscription to the new primary in one comma
       .toEqual(['one:c:m1', 'pattern:p:x:m2', 'two:c:m1'].sort());
   } finally {
     redis.destroy();
-    await group.settle();
+    group.beforeNextTest(() => group.settle());
   }
 }, 90_000);

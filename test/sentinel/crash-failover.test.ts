@@ -175,7 +175,8 @@ describe('circuits across a failover', () => {
       expect(redis.circuitOf(stayed as RespireEndpoint)).not.toBe(fresh);
     } finally {
       redis.destroy();
-      await group.restartDataNode(group.dataNodes.find((node) => !node.running)!);
+      const dead = group.dataNodes.find((node) => !node.running)!;
+      group.beforeNextTest(() => group.restartDataNode(dead));
     }
   }, 300_000); // above the kit's own bounded waits (a minute each), so a stall names its step
 });

@@ -1,14 +1,12 @@
 // Discovery against a real sentinel group (issue 12 "Discovery"): the primary confirmed by ROLE
 // in RESP3 and RESP2, the replicas, the two distinct failures (unknown service, no sentinel
-// reachable), a dead sentinel ahead of live ones, sentinels learned with SENTINEL SENTINELS, and a
-// candidate whose ROLE disagrees.
+// reachable), a dead sentinel ahead of live ones, sentinels learned with SENTINEL SENTINELS. (A
+// candidate whose ROLE disagrees: discovery-role-checks.test.ts, without a group.)
 import { describe, expect, it } from 'vitest';
 import { RespireConnectionError } from '../../src/errors.js';
 import { SentinelWatcher } from '../../src/sentinel/index.js';
-import { MAX_ROUNDS } from '../../src/sentinel/primary-discovery.js';
 import { systemClock } from '../../src/util/clock.js';
 import { systemRandom } from '../../src/util/random.js';
-import { type FakeServer, HELLO_3_REPLY, startFakeServer } from '../kit/fake-server.js';
 import { useRedisSentinel } from '../kit/vitest-redis.js';
 import { closedPort, ports, sentinelOptions, watch } from './support.js';
 
@@ -79,66 +77,5 @@ describe('SentinelWatcher discovery', () => {
     const calls = [watcher.resolveAgain('reconnect'), watcher.resolveAgain('readonly')];
     expect(calls[0]).toBe(calls[1]);
     expect(await calls[0]).toEqual(watcher.primary);
-  });
-});
-
-/**
- * A fake sentinel (test/kit/fake-server.ts): a real sentinel never names a replica as the primary
- * on demand, which is what a stale sentinel does after a failover (PROTOCOL.md §3.4). It names
- * `answers[i]` at the i-th ask (the last one from then on), knows no other sentinel, and refuses
- * SUBSCRIBE, so only discovery asks it anything.
- */
-async function lyingSentinel(
-  answers: readonly { port: number }[],
-): Promise<FakeServer & { asks: () => number }> {
-  let asks = 0;
-  const server = await startFakeServer({
-    script: [],
-    fallback: ([name, sub]) => {
-      const command = `${name} ${sub ?? ''}`.toUpperCase().trim();
-      if (command.startsWith('HELLO')) return HELLO_3_REPLY;
-      if (command === 'SENTINEL GET-MASTER-ADDR-BY-NAME') {
-        const port = String(answers[Math.min(asks++, answers.length - 1)]!.port);
-        return `*2\r\n$9\r\n127.0.0.1\r\n$${port.length}\r\n${port}\r\n`;
-      }
-      if (command === 'SENTINEL SENTINELS') return '*0\r\n';
-      return '-ERR not here\r\n';
-    },
-  });
-  return Object.assign(server, { asks: () => asks });
-}
-
-describe('SentinelWatcher ROLE checks (fake sentinel)', () => {
-  it('backs off and asks again when the named primary still says ROLE slave', async () => {
-    const fake = await lyingSentinel([group.replicas[0]!, group.primary]);
-    try {
-      const watcher = await watch(group, {
-        sentinel: { endpoints: [`${fake.host}:${fake.port}`] },
-        random: { random: () => 0 },
-      });
-      expect(watcher.primary.port).toBe(group.primary.port);
-      expect(fake.asks()).toBe(2);
-    } finally {
-      await fake.close();
-    }
-  });
-
-  it('gives up after a bounded number of rounds when the candidate never says master', async () => {
-    const fake = await lyingSentinel([group.replicas[0]!]);
-    try {
-      const error = await SentinelWatcher.start({
-        sentinel: sentinelOptions(group, { endpoints: [`${fake.host}:${fake.port}`] }),
-        data: { tls: undefined, connectTimeout: 2000 },
-        clock: systemClock,
-        random: { random: () => 0 },
-      }).catch((thrown: unknown) => thrown);
-      expect(error).toBeInstanceOf(RespireConnectionError);
-      expect((error as Error).message).toBe(
-        `the sentinels of "mymaster" name 127.0.0.1:${group.replicas[0]!.port} as its primary, but it says ROLE slave after ${MAX_ROUNDS} tries`,
-      );
-      expect(fake.asks()).toBe(MAX_ROUNDS);
-    } finally {
-      await fake.close();
-    }
   });
 });

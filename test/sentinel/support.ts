@@ -26,8 +26,11 @@ export interface WatcherOverrides extends Partial<Omit<SentinelWatcherOptions, '
 /** Errors the watcher reported in the background, per watcher started by `watch`. */
 export const reported = new Map<SentinelWatcher, RespireError[]>();
 
+/** What `sentinelOptions` and `watch` read of a group: a real one, or a stand-in naming fake sentinels. */
+export type WatchedGroup = Pick<RedisSentinelGroup, 'serviceName' | 'sentinels'>;
+
 /** The resolved `sentinel` option for `group`, with `overrides` on top. */
-export function sentinelOptions(group: RedisSentinelGroup, overrides: object = {}): ResolvedSentinelOptions {
+export function sentinelOptions(group: WatchedGroup, overrides: object = {}): ResolvedSentinelOptions {
   return validateSentinelOptions({
     serviceName: group.serviceName,
     endpoints: group.sentinels.map(({ host, port }) => `${host}:${port}`),
@@ -36,10 +39,7 @@ export function sentinelOptions(group: RedisSentinelGroup, overrides: object = {
 }
 
 /** A watcher of `group`, closed after the test. */
-export async function watch(
-  group: RedisSentinelGroup,
-  overrides: WatcherOverrides = {},
-): Promise<SentinelWatcher> {
+export async function watch(group: WatchedGroup, overrides: WatcherOverrides = {}): Promise<SentinelWatcher> {
   const errors: RespireError[] = [];
   const { sentinel, ...rest } = overrides;
   const random = seededRandom();
