@@ -199,7 +199,10 @@ class RedisClusterProcess implements RedisCluster, MigrationContext {
     private readonly options: RedisClusterOptions,
     /** Gives back the machine's topology slot (topology-gate.ts). */
     private readonly releaseSlot: () => void,
-    /** How it was right after it started, when it may be pooled (cluster-reuse.ts). */
+    /**
+     * How it was right after it started, when it may be pooled (cluster-reuse.ts); undefined when
+     * it cannot be read (CONFIG or ACL renamed away by `configLines`): such a cluster is stopped.
+     */
     private baseline: ClusterBaseline | undefined,
   ) {}
 
@@ -305,7 +308,7 @@ class RedisClusterProcess implements RedisCluster, MigrationContext {
       }),
     );
     await this.settle();
-    if (clusterPoolEnabled()) this.baseline = await readBaseline(this);
+    if (clusterPoolEnabled()) this.baseline = await readBaseline(this).catch(() => undefined);
   }
 
   /** Take over a released cluster; false unless it agrees, laid out as it was when it started. */
