@@ -2,11 +2,22 @@
 // that the file adopting it sees what a fresh cluster shows: state Redis keeps where CONFIG GET *
 // does not look, files on disk a restart reads, a node left frozen; and the pool's own edges.
 // A pool of this file's own, as in cluster-pool.test.ts; one cluster released and adopted in turn.
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCommand } from './admin-command.js';
-import { CLUSTER_POOL_ENV, createClusterPool, drainClusterPool } from './cluster-pool.js';
+import { poolKey } from './cluster-node-config.js';
+import {
+  CLUSTER_POOL_ENV,
+  createClusterPool,
+  drainClusterPool,
+  poolCluster,
+  takePooledCluster,
+} from './cluster-pool.js';
+import { isProcessAlive } from './process-alive.js';
 import { type RedisCluster, type RedisClusterOptions, startRedisCluster } from './redis-cluster.js';
-import type { RedisServer } from './redis-server.js';
+import { type RedisServer, startRedisServer } from './redis-server.js';
 import { waitUntil } from './wait-until.js';
 
 // `hz 10` is Redis's default: it only keeps this cluster apart from any other file's.
@@ -120,4 +131,31 @@ describe('a released cluster, adopted', () => {
     expect(ids(cluster)).toEqual(before);
     expect(await cluster.command(replica, ['PING'])).toBe('PONG');
   }, 600_000);
+});
+
+describe('the pool', () => {
+  it('starts a cluster whose CONFIG command is renamed, and stops it at release', async () => {
+    const options = { configLines: ['hz 10', 'rename-command CONFIG ""'] };
+    const cluster = await start(options);
+    const pids = cluster.nodes.map((node) => cluster.server(node).pid);
+    await cluster.release();
+    expect(pids.filter(isProcessAlive)).toEqual([]);
+    expect(takePooledCluster(poolKey(options))).toBeUndefined();
+  }, 600_000);
+
+  it('leaves alone a redis-server that took the pid of one it handed over', async () => {
+    const other = await startRedisServer();
+    running.push(other);
+    // The ledger names a server that has since exited, whose pid another redis-server now has.
+    const gone = mkdtempSync(path.join(os.tmpdir(), 'respire-redis-'));
+    const handover = { pid: other.pid, port: 1, busPort: 0, dir: gone, options: {} };
+    poolCluster('pid reused', { servers: [handover], ids: [], baseline: {} });
+    expect(takePooledCluster('pid reused')).toBeDefined();
+
+    drainClusterPool(pool);
+    pool = createClusterPool();
+    process.env[CLUSTER_POOL_ENV] = pool;
+    expect(isProcessAlive(other.pid)).toBe(true);
+    expect(await adminCommand(other, ['PING'])).toBe('PONG');
+  });
 });

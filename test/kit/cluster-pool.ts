@@ -13,10 +13,12 @@
 import { createHash } from 'node:crypto';
 import {
   appendFileSync,
+  existsSync,
   linkSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   writeFileSync,
@@ -103,8 +105,9 @@ export function drainClusterPool(dir: string): void {
   }
   for (const line of ledger.split('\n').filter(Boolean)) {
     const { pid, dir: serverDir } = JSON.parse(line) as { pid: number; dir: string };
-    // The pid may have been reused since: only a redis-server is ours to kill.
-    if (isProcessAlive(pid) && commandLine(pid).includes('redis-server')) {
+    // The pid may have been reused since, by another run's redis-server even (pid_max is 32768
+    // here): only the process still working in the dir we handed over is ours to kill.
+    if (isProcessAlive(pid) && runsIn(pid, serverDir)) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {
@@ -124,10 +127,12 @@ function entryFile(dir: string, key: string): string {
   return path.join(dir, `${createHash('sha256').update(key).digest('hex').slice(0, 16)}.json`);
 }
 
-function commandLine(pid: number): string {
+/** True when `pid`'s working directory is `dir` (the kit spawns each server in its own dir). */
+function runsIn(pid: number, dir: string): boolean {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return 'redis-server'; // no /proc: trust the ledger
+    return realpathSync(`/proc/${pid}/cwd`) === realpathSync(dir);
+  } catch (error) {
+    // No /proc: trust the ledger. A dir already gone: the server's stop removed it, so it is not ours.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync('/proc/self');
   }
 }
