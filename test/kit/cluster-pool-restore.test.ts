@@ -2,7 +2,7 @@
 // that the file adopting it sees what a fresh cluster shows: state Redis keeps where CONFIG GET *
 // does not look, files on disk a restart reads, a node left frozen; and the pool's own edges.
 // A pool of this file's own, as in cluster-pool.test.ts; one cluster released and adopted in turn.
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -141,6 +141,24 @@ describe('the pool', () => {
     await cluster.release();
     expect(pids.filter(isProcessAlive)).toEqual([]);
     expect(takePooledCluster(poolKey(options))).toBeUndefined();
+  }, 600_000);
+
+  it('is drained of a cluster a worker died holding, even of a node it restarted', async () => {
+    // What a worker SIGKILLed mid-file leaves: a fresh cluster, never released, one node restarted.
+    const cluster = await start({ replicasPerPrimary: 0, configLines: ['hz 10'] });
+    await cluster.restartNode(cluster.nodes[0]!);
+    const pids = cluster.nodes.map((node) => cluster.server(node).pid);
+    const dirs = cluster.nodes.map((node) => cluster.server(node).dir);
+
+    drainClusterPool(pool);
+    pool = createClusterPool();
+    process.env[CLUSTER_POOL_ENV] = pool;
+    await waitUntil(
+      'the nodes to be gone',
+      async () => (pids.every((pid) => !isProcessAlive(pid)) ? true : 'some still run'),
+      { timeoutMs: 5_000 },
+    );
+    expect(dirs.filter((dir) => existsSync(dir))).toEqual([]);
   }, 600_000);
 
   it('leaves alone a redis-server that took the pid of one it handed over', async () => {

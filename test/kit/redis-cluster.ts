@@ -10,7 +10,7 @@ import {
   startSlotMigration,
 } from './cluster-migration.js';
 import { nodeConfig, poolKey } from './cluster-node-config.js';
-import { clusterPoolEnabled, poolCluster, takePooledCluster } from './cluster-pool.js';
+import { clusterPoolEnabled, ledgerServers, poolCluster, takePooledCluster } from './cluster-pool.js';
 import { type ClusterBaseline, hasBaselineLayout, readBaseline, restoreCluster } from './cluster-reuse.js';
 import {
   type NodeEntry,
@@ -166,6 +166,7 @@ async function startFreshCluster(options: RedisClusterOptions): Promise<RedisClu
     ),
   );
   const servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  ledgerServers(servers);
   const failure = started.find((result) => result.status === 'rejected');
   let release: () => void;
   try {
