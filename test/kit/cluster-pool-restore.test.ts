@@ -119,6 +119,24 @@ describe('a released cluster, adopted', () => {
     expect(await cluster.command(primary, ['DBSIZE'])).toBe(0);
   }, 600_000);
 
+  it('whose replica a config change cut off comes back with its link up', async () => {
+    const replica = cluster.nodes.find((node) => node.role === 'replica')!;
+    // A wrong masterauth fails the replica's next handshake: the link stays down until set back.
+    await cluster.command(replica, ['CONFIG', 'SET', 'masterauth', 'wrong']);
+    await cluster.command(replica, ['CLIENT', 'KILL', 'TYPE', 'master']);
+    await waitUntil(
+      'the link to be down',
+      async () => {
+        const info = String(await cluster.command(replica, ['INFO', 'replication']));
+        return info.includes('master_link_status:down') ? true : 'still up';
+      },
+      { timeoutMs: 5_000 },
+    );
+    cluster = await handOn(cluster);
+    const info = String(await cluster.command(replica, ['INFO', 'replication']));
+    expect(info).toContain('master_link_status:up');
+  }, 600_000);
+
   it('with a node left SIGSTOPped is released at once, and adopted', async () => {
     const replica = cluster.nodes.find((node) => node.role === 'replica')!;
     cluster.server(replica).kill('SIGSTOP');

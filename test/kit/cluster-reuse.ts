@@ -53,6 +53,12 @@ const HIDDEN_CONFIG = [
 ];
 
 /**
+ * Immutable values that follow the node's role (`replicaof` names the primary it follows): the
+ * config is set back before the roles are, and the layout check covers them.
+ */
+const ROLE_CONFIG = new Set(['replicaof', 'slaveof']);
+
+/**
  * What DEBUG changes and nothing reads back, set to Redis's defaults: a node left with active
  * expiry off (`SET-ACTIVE-EXPIRE 0`) would keep every later file's expired keys until touched.
  */
@@ -96,12 +102,16 @@ export async function restoreCluster(
   for (const node of cluster.nodes) cluster.server(node).kill('SIGCONT');
   // A pause left behind would hold the FLUSHALL below.
   for (const node of cluster.nodes) await cluster.command(node, ['CLIENT', 'UNPAUSE']);
+  // Config first: a value a file changed may keep the cluster from agreeing (a wrong masterauth
+  // keeps a replica's link down), and changed ACLs end the restore before any wait.
+  const changed = await restoreConfig(cluster, baseline);
+  if (changed !== undefined) return changed;
   await mendSlots(cluster, baseline);
   await cluster.settle(undefined, RESTORE_WAIT_MS);
   const why = (await restoreRoles(cluster, baseline)) ?? (await restoreSlots(cluster, baseline));
   if (why !== undefined) return why;
   if (!hasBaselineLayout(cluster, baseline)) return 'its nodes are laid out differently';
-  return (await restoreConfig(cluster, baseline)) ?? (await clearState(cluster, baseline));
+  return await clearState(cluster, baseline);
 }
 
 /**
@@ -171,7 +181,7 @@ async function restoreConfig(cluster: ReuseContext, baseline: ClusterBaseline): 
     const wanted = baseline.config[node.id] ?? {};
     const now = await configOf(cluster, node);
     for (const [name, value] of Object.entries(wanted)) {
-      if (now[name] === value) continue;
+      if (now[name] === value || ROLE_CONFIG.has(name)) continue;
       try {
         await cluster.command(node, ['CONFIG', 'SET', name, value]);
       } catch (error) {
