@@ -7,16 +7,18 @@
 // The pool is a directory named by RESPIRE_TEST_CLUSTER_POOL, which only the test run's global
 // setup sets (cluster-pool-setup.ts): without it nothing is pooled (`npm run bench`, a file run by
 // hand without that setup). One JSON file per waiting cluster, named by a hash of its options;
-// taking one is a rename, so two workers never adopt the same cluster. Every process ever handed
-// over is also listed in a ledger, which the global teardown kills: a waiting cluster belongs to
-// no worker, and a worker that died mid-file may not have stopped what it adopted.
+// taking one is a rename, so two workers never adopt the same cluster. Every cluster node started
+// or handed over is also listed in a ledger, which the global teardown kills: a waiting cluster
+// belongs to no worker, and a worker that died mid-file may not have stopped what it held.
 import { createHash } from 'node:crypto';
 import {
   appendFileSync,
+  existsSync,
   linkSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   writeFileSync,
@@ -68,10 +70,7 @@ export function poolCluster<Baseline>(key: string, cluster: PooledCluster<Baseli
   const dir = poolDir();
   if (dir === undefined) return false;
   // In the ledger first: from here the teardown kills these processes whatever happens.
-  appendFileSync(
-    path.join(dir, LEDGER),
-    cluster.servers.map(({ pid, dir: serverDir }) => `${JSON.stringify({ pid, dir: serverDir })}\n`).join(''),
-  );
+  ledgerServers(cluster.servers);
   const draft = `${entryFile(dir, key)}.draft-${process.pid}`;
   writeFileSync(draft, JSON.stringify(cluster));
   try {
@@ -84,6 +83,19 @@ export function poolCluster<Baseline>(key: string, cluster: PooledCluster<Baseli
   }
 }
 
+/**
+ * List servers for the teardown to kill if still running: those handed over, and every node a
+ * cluster starts with, since a worker killed mid-file (SIGKILL, no exit hook) stops nothing.
+ */
+export function ledgerServers(servers: readonly { readonly pid: number; readonly dir: string }[]): void {
+  const dir = poolDir();
+  if (dir === undefined) return;
+  appendFileSync(
+    path.join(dir, LEDGER),
+    servers.map(({ pid, dir: serverDir }) => `${JSON.stringify({ pid, dir: serverDir })}\n`).join(''),
+  );
+}
+
 /** For the global setup: a fresh pool directory, after clearing those of runs that died. */
 export function createClusterPool(): string {
   for (const name of readdirSync(os.tmpdir())) {
@@ -93,7 +105,7 @@ export function createClusterPool(): string {
   return mkdtempSync(path.join(os.tmpdir(), `${DIR_PREFIX}${process.pid}-`));
 }
 
-/** For the global teardown: kill every process ever handed over and still running, remove all. */
+/** For the global teardown: kill every listed process still running in its dir, remove all. */
 export function drainClusterPool(dir: string): void {
   let ledger = '';
   try {
@@ -103,10 +115,13 @@ export function drainClusterPool(dir: string): void {
   }
   for (const line of ledger.split('\n').filter(Boolean)) {
     const { pid, dir: serverDir } = JSON.parse(line) as { pid: number; dir: string };
-    // The pid may have been reused since: only a redis-server is ours to kill.
-    if (isProcessAlive(pid) && commandLine(pid).includes('redis-server')) {
+    // The process listed, or the one a restart put in its place (its pid file is in its dir).
+    for (const candidate of new Set([pid, pidFileOf(serverDir)])) {
+      // The pid may have been reused since, by another run's redis-server even (pid_max is 32768
+      // here): only the process still working in the dir listed is ours to kill.
+      if (!(candidate > 0 && isProcessAlive(candidate) && runsIn(candidate, serverDir))) continue;
       try {
-        process.kill(pid, 'SIGKILL');
+        process.kill(candidate, 'SIGKILL');
       } catch {
         // Gone meanwhile.
       }
@@ -124,10 +139,21 @@ function entryFile(dir: string, key: string): string {
   return path.join(dir, `${createHash('sha256').update(key).digest('hex').slice(0, 16)}.json`);
 }
 
-function commandLine(pid: number): string {
+/** The pid in a server dir's `redis.pid` (redis-server.ts), or 0. */
+function pidFileOf(serverDir: string): number {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    return Number(readFileSync(path.join(serverDir, 'redis.pid'), 'utf8').trim()) || 0;
   } catch {
-    return 'redis-server'; // no /proc: trust the ledger
+    return 0;
+  }
+}
+
+/** True when `pid`'s working directory is `dir` (the kit spawns each server in its own dir). */
+function runsIn(pid: number, dir: string): boolean {
+  try {
+    return realpathSync(`/proc/${pid}/cwd`) === realpathSync(dir);
+  } catch (error) {
+    // No /proc: trust the ledger. A dir already gone: the server's stop removed it, so it is not ours.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' && !existsSync('/proc/self');
   }
 }

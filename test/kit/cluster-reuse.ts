@@ -3,6 +3,8 @@
 // roles owning the same slots, the same config and ACLs, no keys, scripts, functions, clients or
 // statistics. What cannot be undone cheaply (a killed node, many moved slots, a config value
 // Redis refuses to set back) makes the cluster be stopped instead, as before pooling.
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { type AdminOptions, fieldsOf, type Reply } from './admin-command.js';
 import { type NodeEntry, parseClusterNodes, type SlotRange, slotInRanges } from './cluster-view.js';
 import type { ClusterNode, NodeRef } from './redis-cluster.js';
@@ -13,7 +15,7 @@ import { waitUntil } from './wait-until.js';
 export interface ClusterBaseline {
   /** Every node in start order. */
   readonly layout: readonly LayoutEntry[];
-  /** `CONFIG GET *` of every node, by node id. */
+  /** `CONFIG GET *` and the hidden values (HIDDEN_CONFIG) of every node, by node id. */
   readonly config: Readonly<Record<string, Readonly<Record<string, string>>>>;
   /** `ACL LIST` of every node, by node id. */
   readonly acl: Readonly<Record<string, readonly string[]>>;
@@ -33,7 +35,39 @@ export interface ReuseContext {
   command(node: NodeRef, args: readonly WireArgument[], options?: AdminOptions): Promise<Reply>;
   settle(extra?: (view: NodeEntry[]) => true | string, timeoutMs?: number): Promise<void>;
   migrateSlot(slot: number, target: NodeRef): Promise<void>;
+  /** The process behind a node: its dir, and signals. */
+  server(node: NodeRef): { readonly dir: string; kill(signal?: NodeJS.Signals): void };
 }
+
+/**
+ * Values Redis 7.0 leaves out of `CONFIG GET *` (HIDDEN_CONFIG) that CONFIG SET still changes: a
+ * file slowing replication down with `rdb-key-save-delay` would slow every later file's resync.
+ */
+const HIDDEN_CONFIG = [
+  'key-load-delay',
+  'loading-process-events-interval-bytes',
+  'lua-enable-deprecated-api',
+  'rdb-key-save-delay',
+  'use-exit-on-panic',
+  'watchdog-period',
+];
+
+/**
+ * Immutable values that follow the node's role (`replicaof` names the primary it follows): the
+ * config is set back before the roles are, and the layout check covers them.
+ */
+const ROLE_CONFIG = new Set(['replicaof', 'slaveof']);
+
+/**
+ * What DEBUG changes and nothing reads back, set to Redis's defaults: a node left with active
+ * expiry off (`SET-ACTIVE-EXPIRE 0`) would keep every later file's expired keys until touched.
+ */
+const DEBUG_DEFAULTS = [
+  ['SET-ACTIVE-EXPIRE', '1'],
+  ['SET-SKIP-CHECKSUM-VALIDATION', '0'],
+  ['SET-DISABLE-DENY-SCRIPTS', '0'],
+  ['QUICKLIST-PACKED-THRESHOLD', String(2 ** 30)],
+];
 
 /** Each wait of a restore: a cluster that needs longer is not worth keeping. */
 const RESTORE_WAIT_MS = 5_000;
@@ -44,7 +78,7 @@ export async function readBaseline(cluster: ReuseContext): Promise<ClusterBaseli
   const config: Record<string, Record<string, string>> = {};
   const acl: Record<string, string[]> = {};
   for (const node of cluster.nodes) {
-    config[node.id] = pairs(await cluster.command(node, ['CONFIG', 'GET', '*']));
+    config[node.id] = await configOf(cluster, node);
     acl[node.id] = (await cluster.command(node, ['ACL', 'LIST'])) as string[];
   }
   return { layout: layoutOf(cluster.nodes), config, acl };
@@ -64,14 +98,20 @@ export async function restoreCluster(
   baseline: ClusterBaseline,
 ): Promise<string | undefined> {
   if (cluster.nodes.some((node) => !node.running)) return 'a node was killed';
+  // A node left SIGSTOPped would answer nothing: every step below would wait out its deadline.
+  for (const node of cluster.nodes) cluster.server(node).kill('SIGCONT');
   // A pause left behind would hold the FLUSHALL below.
   for (const node of cluster.nodes) await cluster.command(node, ['CLIENT', 'UNPAUSE']);
+  // Config first: a value a file changed may keep the cluster from agreeing (a wrong masterauth
+  // keeps a replica's link down), and changed ACLs end the restore before any wait.
+  const changed = await restoreConfig(cluster, baseline);
+  if (changed !== undefined) return changed;
   await mendSlots(cluster, baseline);
   await cluster.settle(undefined, RESTORE_WAIT_MS);
   const why = (await restoreRoles(cluster, baseline)) ?? (await restoreSlots(cluster, baseline));
   if (why !== undefined) return why;
   if (!hasBaselineLayout(cluster, baseline)) return 'its nodes are laid out differently';
-  return (await restoreConfig(cluster, baseline)) ?? (await clearState(cluster));
+  return await clearState(cluster, baseline);
 }
 
 /**
@@ -139,9 +179,9 @@ async function restoreSlots(cluster: ReuseContext, baseline: ClusterBaseline): P
 async function restoreConfig(cluster: ReuseContext, baseline: ClusterBaseline): Promise<string | undefined> {
   for (const node of cluster.nodes) {
     const wanted = baseline.config[node.id] ?? {};
-    const now = pairs(await cluster.command(node, ['CONFIG', 'GET', '*']));
+    const now = await configOf(cluster, node);
     for (const [name, value] of Object.entries(wanted)) {
-      if (now[name] === value) continue;
+      if (now[name] === value || ROLE_CONFIG.has(name)) continue;
       try {
         await cluster.command(node, ['CONFIG', 'SET', name, value]);
       } catch (error) {
@@ -154,14 +194,24 @@ async function restoreConfig(cluster: ReuseContext, baseline: ClusterBaseline): 
   return undefined;
 }
 
-/** No scripts, functions, statistics, slow log or client connections left; replicas emptied. */
-async function clearState(cluster: ReuseContext): Promise<undefined> {
+/**
+ * No scripts, functions, statistics, slow log, latency events, ACL log or client connections left;
+ * DEBUG switches at their defaults; replicas emptied; and no RDB file on disk, which a node loads
+ * when restarted: a primary that once resynced as a replica would otherwise come back from a later
+ * file's `restartNode` with this file's keys, where a fresh one comes back empty.
+ */
+async function clearState(cluster: ReuseContext, baseline: ClusterBaseline): Promise<undefined> {
   for (const node of cluster.nodes) {
     if (node.role === 'primary') await cluster.command(node, ['FUNCTION', 'FLUSH', 'SYNC']);
+    if (baseline.config[node.id]?.['enable-debug-command'] !== 'no') {
+      for (const args of DEBUG_DEFAULTS) await cluster.command(node, ['DEBUG', ...args]);
+    }
     for (const args of [
       ['SCRIPT', 'FLUSH', 'SYNC'],
       ['CONFIG', 'RESETSTAT'],
       ['SLOWLOG', 'RESET'],
+      ['LATENCY', 'RESET'],
+      ['ACL', 'LOG', 'RESET'],
       ['CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes'],
       ['CLIENT', 'KILL', 'TYPE', 'pubsub', 'SKIPME', 'yes'],
     ]) {
@@ -179,6 +229,10 @@ async function clearState(cluster: ReuseContext): Promise<undefined> {
     },
     { timeoutMs: RESTORE_WAIT_MS },
   );
+  for (const node of cluster.nodes) {
+    const file = baseline.config[node.id]?.dbfilename ?? 'dump.rdb';
+    rmSync(path.join(cluster.server(node).dir, file), { force: true });
+  }
   return undefined;
 }
 
@@ -188,6 +242,10 @@ function layoutOf(nodes: readonly ClusterNode[]): LayoutEntry[] {
 
 function layoutText(layout: readonly LayoutEntry[]): string {
   return JSON.stringify(layout.map(({ id, role, primaryId, slots }) => [id, role, primaryId ?? null, slots]));
+}
+
+async function configOf(cluster: ReuseContext, node: NodeRef): Promise<Record<string, string>> {
+  return pairs(await cluster.command(node, ['CONFIG', 'GET', '*', ...HIDDEN_CONFIG]));
 }
 
 /** A `CONFIG GET` reply as a record of text values. */

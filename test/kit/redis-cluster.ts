@@ -10,7 +10,7 @@ import {
   startSlotMigration,
 } from './cluster-migration.js';
 import { nodeConfig, poolKey } from './cluster-node-config.js';
-import { clusterPoolEnabled, poolCluster, takePooledCluster } from './cluster-pool.js';
+import { clusterPoolEnabled, ledgerServers, poolCluster, takePooledCluster } from './cluster-pool.js';
 import { type ClusterBaseline, hasBaselineLayout, readBaseline, restoreCluster } from './cluster-reuse.js';
 import {
   type NodeEntry,
@@ -166,6 +166,7 @@ async function startFreshCluster(options: RedisClusterOptions): Promise<RedisClu
     ),
   );
   const servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  ledgerServers(servers);
   const failure = started.find((result) => result.status === 'rejected');
   let release: () => void;
   try {
@@ -199,7 +200,10 @@ class RedisClusterProcess implements RedisCluster, MigrationContext {
     private readonly options: RedisClusterOptions,
     /** Gives back the machine's topology slot (topology-gate.ts). */
     private readonly releaseSlot: () => void,
-    /** How it was right after it started, when it may be pooled (cluster-reuse.ts). */
+    /**
+     * How it was right after it started, when it may be pooled (cluster-reuse.ts); undefined when
+     * it cannot be read (CONFIG or ACL renamed away by `configLines`): such a cluster is stopped.
+     */
     private baseline: ClusterBaseline | undefined,
   ) {}
 
@@ -305,7 +309,7 @@ class RedisClusterProcess implements RedisCluster, MigrationContext {
       }),
     );
     await this.settle();
-    if (clusterPoolEnabled()) this.baseline = await readBaseline(this);
+    if (clusterPoolEnabled()) this.baseline = await readBaseline(this).catch(() => undefined);
   }
 
   /** Take over a released cluster; false unless it agrees, laid out as it was when it started. */
