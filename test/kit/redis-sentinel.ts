@@ -79,8 +79,8 @@ export interface DataNode {
 export interface FailoverOptions {
   /**
    * Also wait until every running data node replicates the new primary. A primary demoted by
-   * `failover()` is reconfigured by the sentinels only one INFO period after the switch (1 s with
-   * the kit's fast periods, 10 s with Redis's). Default true.
+   * `failover()` still reports itself primary after the switch, and the sentinels turn it into a
+   * replica only after four hello periods (7–8 s measured). Default true.
    */
   untilSettled?: boolean;
 }
