@@ -5,44 +5,24 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { adminCommand } from './admin-command.js';
 import { poolKey } from './cluster-node-config.js';
-import {
-  CLUSTER_POOL_ENV,
-  createClusterPool,
-  drainClusterPool,
-  poolCluster,
-  takePooledCluster,
-} from './cluster-pool.js';
+import { poolCluster, takePooledCluster } from './cluster-pool.js';
+import { useOwnClusterPool } from './own-cluster-pool.js';
 import { isProcessAlive } from './process-alive.js';
 import { type RedisCluster, type RedisClusterOptions, startRedisCluster } from './redis-cluster.js';
-import { type RedisServer, startRedisServer } from './redis-server.js';
+import { startRedisServer } from './redis-server.js';
 import { waitUntil } from './wait-until.js';
 
 // `hz 10` is Redis's default: it only keeps this cluster apart from any other file's.
 const OPTIONS: RedisClusterOptions = { configLines: ['hz 10'] };
 
-let runPool: string | undefined;
-let pool: string;
-const running: (RedisCluster | RedisServer)[] = [];
-
-beforeAll(() => {
-  runPool = process.env[CLUSTER_POOL_ENV];
-  pool = createClusterPool();
-  process.env[CLUSTER_POOL_ENV] = pool;
-});
-
-afterAll(async () => {
-  await Promise.all(running.map((started) => started.stop()));
-  drainClusterPool(pool);
-  if (runPool === undefined) delete process.env[CLUSTER_POOL_ENV];
-  else process.env[CLUSTER_POOL_ENV] = runPool;
-});
+const pool = useOwnClusterPool();
 
 async function start(options: RedisClusterOptions = OPTIONS): Promise<RedisCluster> {
   const cluster = await startRedisCluster(options);
-  running.push(cluster);
+  pool.track(cluster);
   return cluster;
 }
 
@@ -168,9 +148,7 @@ describe('the pool', () => {
     const pids = cluster.nodes.map((node) => cluster.server(node).pid);
     const dirs = cluster.nodes.map((node) => cluster.server(node).dir);
 
-    drainClusterPool(pool);
-    pool = createClusterPool();
-    process.env[CLUSTER_POOL_ENV] = pool;
+    pool.drainAndRenew();
     await waitUntil(
       'the nodes to be gone',
       async () => (pids.every((pid) => !isProcessAlive(pid)) ? true : 'some still run'),
@@ -181,16 +159,14 @@ describe('the pool', () => {
 
   it('leaves alone a redis-server that took the pid of one it handed over', async () => {
     const other = await startRedisServer();
-    running.push(other);
+    pool.track(other);
     // The ledger names a server that has since exited, whose pid another redis-server now has.
     const gone = mkdtempSync(path.join(os.tmpdir(), 'respire-redis-'));
     const handover = { pid: other.pid, port: 1, busPort: 0, dir: gone, options: {} };
     poolCluster('pid reused', { servers: [handover], ids: [], baseline: {} });
     expect(takePooledCluster('pid reused')).toBeDefined();
 
-    drainClusterPool(pool);
-    pool = createClusterPool();
-    process.env[CLUSTER_POOL_ENV] = pool;
+    pool.drainAndRenew();
     expect(isProcessAlive(other.pid)).toBe(true);
     expect(await adminCommand(other, ['PING'])).toBe('PONG');
   });

@@ -3,10 +3,11 @@
 // per set of options, and none left running by the teardown. A pool of this file's own, so that
 // the test run's pool is untouched; the clusters are started and released here by hand.
 import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { adminCommand } from './admin-command.js';
 import { poolKey } from './cluster-node-config.js';
-import { CLUSTER_POOL_ENV, createClusterPool, drainClusterPool, takePooledCluster } from './cluster-pool.js';
+import { takePooledCluster } from './cluster-pool.js';
+import { useOwnClusterPool } from './own-cluster-pool.js';
 import { isProcessAlive } from './process-alive.js';
 import { type RedisCluster, type RedisClusterOptions, startRedisCluster } from './redis-cluster.js';
 import { waitUntil } from './wait-until.js';
@@ -15,26 +16,11 @@ import { waitUntil } from './wait-until.js';
 const WITH_REPLICAS: RedisClusterOptions = { configLines: ['hz 10'] };
 const PRIMARIES_ONLY: RedisClusterOptions = { replicasPerPrimary: 0, configLines: ['hz 10'] };
 
-let runPool: string | undefined;
-let pool: string;
-const running: RedisCluster[] = [];
-
-beforeAll(() => {
-  runPool = process.env[CLUSTER_POOL_ENV];
-  pool = createClusterPool();
-  process.env[CLUSTER_POOL_ENV] = pool;
-});
-
-afterAll(async () => {
-  await Promise.all(running.map((cluster) => cluster.stop()));
-  drainClusterPool(pool);
-  if (runPool === undefined) delete process.env[CLUSTER_POOL_ENV];
-  else process.env[CLUSTER_POOL_ENV] = runPool;
-});
+const pool = useOwnClusterPool();
 
 async function start(options: RedisClusterOptions): Promise<RedisCluster> {
   const cluster = await startRedisCluster(options);
-  running.push(cluster);
+  pool.track(cluster);
   return cluster;
 }
 
@@ -133,14 +119,12 @@ describe('a released cluster', () => {
     expect(pids(kept).every(isProcessAlive)).toBe(true);
     const dirs = kept.nodes.map((node) => kept.server(node).dir);
 
-    drainClusterPool(pool);
+    pool.drainAndRenew();
     await waitUntil(
       'the waiting cluster to be gone',
       async () => (pids(kept).every((pid) => !isProcessAlive(pid)) ? true : 'some still run'),
       { timeoutMs: 5_000 },
     );
     expect(dirs.filter((dir) => existsSync(dir))).toEqual([]);
-    pool = createClusterPool();
-    process.env[CLUSTER_POOL_ENV] = pool;
   }, 60_000);
 });
