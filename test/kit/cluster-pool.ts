@@ -26,7 +26,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { isProcessAlive } from './process-alive.js';
-import type { RedisServerHandover } from './redis-server.js';
+import { pidInDir, type RedisServerHandover } from './redis-server.js';
 
 export const CLUSTER_POOL_ENV = 'RESPIRE_TEST_CLUSTER_POOL';
 const LEDGER = 'handed-over.jsonl';
@@ -116,7 +116,7 @@ export function drainClusterPool(dir: string): void {
   for (const line of ledger.split('\n').filter(Boolean)) {
     const { pid, dir: serverDir } = JSON.parse(line) as { pid: number; dir: string };
     // The process listed, or the one a restart put in its place (its pid file is in its dir).
-    for (const candidate of new Set([pid, pidFileOf(serverDir)])) {
+    for (const candidate of new Set([pid, pidInDir(serverDir)])) {
       // The pid may have been reused since, by another run's redis-server even (pid_max is 32768
       // here): only the process still working in the dir listed is ours to kill.
       if (!(candidate > 0 && isProcessAlive(candidate) && runsIn(candidate, serverDir))) continue;
@@ -137,15 +137,6 @@ function poolDir(): string | undefined {
 
 function entryFile(dir: string, key: string): string {
   return path.join(dir, `${createHash('sha256').update(key).digest('hex').slice(0, 16)}.json`);
-}
-
-/** The pid in a server dir's `redis.pid` (redis-server.ts), or 0. */
-function pidFileOf(serverDir: string): number {
-  try {
-    return Number(readFileSync(path.join(serverDir, 'redis.pid'), 'utf8').trim()) || 0;
-  } catch {
-    return 0;
-  }
 }
 
 /** True when `pid`'s working directory is `dir` (the kit spawns each server in its own dir). */

@@ -282,7 +282,7 @@ class RedisServerProcess implements RedisServer {
       ]);
       // A PONG alone could come from another process that won a race for the port; redis writes
       // its pidfile only after it has bound the port, so our pid there proves the answer is ours.
-      if (answer === 'ready' && this.pidFileNames(child.pid)) return 'ready';
+      if (answer === 'ready' && pidInDir(this.dir) === child.pid) return 'ready';
       if (exitedNow || answer === 'exited') {
         await this.childExit;
         if (this.logSince(logFrom).includes('Address already in use')) return 'port-taken';
@@ -295,14 +295,6 @@ class RedisServerProcess implements RedisServer {
       // Refused or still loading: the server has not bound yet; ask again shortly.
       await new Promise((resolve) => setTimeout(resolve, backoffMs));
       backoffMs = Math.min(backoffMs * 2, 50);
-    }
-  }
-
-  private pidFileNames(pid: number | undefined): boolean {
-    try {
-      return Number(readFileSync(path.join(this.dir, PID_FILE), 'utf8').trim()) === pid;
-    } catch {
-      return false;
     }
   }
 
@@ -425,4 +417,13 @@ export function handOver(server: RedisServer): RedisServerHandover {
   if (!(server instanceof RedisServerProcess))
     throw new Error('only a server the kit started can be handed over');
   return server.handOver();
+}
+
+/** The pid a server wrote to its dir's pid file (once it has bound its port), or 0 when none. */
+export function pidInDir(dir: string): number {
+  try {
+    return Number(readFileSync(path.join(dir, PID_FILE), 'utf8').trim()) || 0;
+  } catch {
+    return 0;
+  }
 }
